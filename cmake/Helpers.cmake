@@ -1,0 +1,65 @@
+# crawlfront_module(NAME n SOURCES ... [DEPS ...])
+#   A static library crawlfront_<n>. Each module lives in a <component>/<n>.cmake
+#   fragment so modules can be added without touching shared files.
+function(crawlfront_module)
+  cmake_parse_arguments(M "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_library(crawlfront_${M_NAME} STATIC ${M_SOURCES})
+  target_include_directories(crawlfront_${M_NAME} PUBLIC
+      ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(crawlfront_${M_NAME} PUBLIC ${M_DEPS})
+endfunction()
+
+# crawlfront_test(NAME n SOURCES ... DEPS ...)
+#   A GoogleTest binary registered with ctest, one ctest entry per test case.
+function(crawlfront_test)
+  if(NOT CRAWLFRONT_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} GTest::gtest GTest::gmock
+                        GTest::gtest_main)
+  set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_BINARY_DIR}/tests)
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
+      PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
+      ENVIRONMENT "CRAWLFRONT_BIN_DIR=${CMAKE_BINARY_DIR}/bin")
+endfunction()
+
+# crawlfront_fuzzer(NAME n SOURCES ... DEPS ...): libFuzzer target, clang only.
+function(crawlfront_fuzzer)
+  if(NOT CRAWLFRONT_FUZZ)
+    return()
+  endif()
+  cmake_parse_arguments(F "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${F_NAME} ${F_SOURCES})
+  target_compile_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(${F_NAME} PRIVATE ${F_DEPS})
+  set_target_properties(${F_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_BINARY_DIR}/fuzz)
+endfunction()
+
+# crawlfront_bench(NAME n SOURCES ... DEPS ...): Google Benchmark binary.
+function(crawlfront_bench)
+  if(NOT CRAWLFRONT_BUILD_BENCH)
+    return()
+  endif()
+  cmake_parse_arguments(B "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${B_NAME} ${B_SOURCES})
+  target_link_libraries(${B_NAME} PRIVATE ${B_DEPS} benchmark::benchmark)
+  set_target_properties(${B_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_BINARY_DIR}/bench)
+endfunction()
+
+# Include every <dir>/*.cmake module fragment in name order.
+macro(crawlfront_include_modules)
+  file(GLOB _frags CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cmake)
+  list(SORT _frags)
+  foreach(_f IN LISTS _frags)
+    include(${_f})
+  endforeach()
+endmacro()

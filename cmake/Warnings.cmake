@@ -1,0 +1,10 @@
+add_compile_options(-Wall -Wextra -Wpedantic -Wno-unused-parameter)
+# Boost.Asio + spdlog headers are heavy; keep the build usable on 2 cores.
+add_compile_definitions(BOOST_ASIO_NO_DEPRECATED SPDLOG_FMT_EXTERNAL)
+
+if(CRAWLFRONT_SANITIZE)
+  add_compile_options(-fsanitize=${CRAWLFRONT_SANITIZE} -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=${CRAWLFRONT_SANITIZE})
+  add_compile_definitions(CRAWLFRONT_SANITIZED=1)
+endif()

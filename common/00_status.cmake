@@ -1,0 +1,1 @@
+crawlfront_module(NAME status SOURCES src/status.cc)
