@@ -1,6 +1,6 @@
 # Every third-party library comes from a Debian 12 package (scripts/setup.sh).
 find_package(Threads REQUIRED)
-find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json url program_options)
+find_package(Boost 1.81.0 EXACT CONFIG REQUIRED COMPONENTS json url program_options)
 find_package(RocksDB REQUIRED CONFIG)
 find_package(CURL REQUIRED)
 find_package(ZLIB REQUIRED)

@@ -9,7 +9,8 @@ PACKAGES=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libboost-program-options1.81-dev
   librocksdb-dev libcurl4-openssl-dev libgumbo-dev libxxhash-dev
-  libtomlplusplus-dev libspdlog-dev libfmt-dev zlib1g-dev libpsl-dev
+  libtomlplusplus-dev libspdlog-dev libfmt-dev zlib1g-dev libpsl-dev libidn2-dev
+  libxml2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-tools redis-server wget2 python3
 )

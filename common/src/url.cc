@@ -1,0 +1,217 @@
+// Canonicalize and ResolveAndCanonicalize: parse with Boost.URL, then build
+// the canonical spec from normalized components (rules in docs/urls.md).
+
+#include "crawlfront/common/url.h"
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+
+#include "url_internal.h"
+
+namespace urls = boost::urls;
+
+namespace crawlfront {
+namespace {
+
+using url_internal::NormalizeRegName;
+using url_internal::ParsePort;
+using url_internal::PrepareInput;
+
+// The parts of the target URL, each a view into a parsed input.
+struct Components {
+  urls::scheme scheme = urls::scheme::none;
+  const urls::url_view* authority = nullptr;  // userinfo, host and port
+  std::string_view path;                      // encoded
+  bool has_query = false;
+  std::string_view query;  // encoded, without '?'
+};
+
+Status CheckScheme(const urls::url_view& u) {
+  const urls::scheme s = u.scheme_id();
+  if (s == urls::scheme::http || s == urls::scheme::https) return Status::Ok();
+  return Status::InvalidArgument("unsupported scheme '" + std::string(u.scheme()) +
+                                 "' (only http and https)");
+}
+
+// RFC 3986 3.3: after an authority the path is empty or starts with '/'.
+// Boost.URL 1.81 does not enforce it: it takes "http://h:8o/" as port 8 and
+// path "o/".
+bool PathFollowsAuthority(const urls::url_view& u) {
+  const std::string_view path = u.encoded_path();
+  return !u.has_authority() || path.empty() || path.front() == '/';
+}
+
+urls::result<urls::url_view> ParseRaw(std::string_view s, bool absolute) {
+  return absolute ? urls::parse_uri(s) : urls::parse_uri_reference(s);
+}
+
+// Parses an absolute URL or a reference, explaining the common ways to fail.
+// The result may view *reparse_buf, which must outlive it.
+Result<urls::url_view> ParseChecked(std::string_view s, bool absolute,
+                                    std::string_view what, std::string* reparse_buf) {
+  auto parsed = ParseRaw(s, absolute);
+  if (!parsed) {
+    auto as_ref = urls::parse_uri_reference(s);
+    if (absolute && as_ref && !as_ref->has_scheme()) {
+      return Status::InvalidArgument(std::string(what) +
+                                     ": no scheme (relative URL without a base)");
+    }
+    return Status::InvalidArgument(std::string(what) + ": invalid URL syntax (" +
+                                   parsed.error().message() + ")");
+  }
+  if (!PathFollowsAuthority(*parsed) && parsed->host_type() == urls::host_type::ipv4) {
+    // Boost.URL 1.81 reads "http://1.2.3.4.nip.io/" as IPv4 host 1.2.3.4 and
+    // path ".nip.io/" instead of backtracking to a reg-name. Escaping the
+    // host's first digit ("%31.2...") steers it to reg-name, which
+    // NormalizeRegName decodes again.
+    const size_t at = static_cast<size_t>(parsed->encoded_host().data() - s.data());
+    reparse_buf->assign(s.substr(0, at)).append("%3").append(s.substr(at));
+    parsed = ParseRaw(*reparse_buf, absolute);
+    if (!parsed) {
+      return Status::InvalidArgument(std::string(what) + ": invalid URL syntax (" +
+                                     parsed.error().message() + ")");
+    }
+  }
+  if (!PathFollowsAuthority(*parsed)) {
+    return Status::InvalidArgument(
+        std::string(what) + ": invalid URL syntax (authority not followed by '/')");
+  }
+  return *parsed;
+}
+
+Result<std::string> CanonicalHost(const urls::url_view& u) {
+  switch (u.host_type()) {
+    case urls::host_type::ipv4:
+      return std::string(u.encoded_host());  // the grammar admits only canonical
+    case urls::host_type::ipv6:
+      return "[" + u.host_ipv6_address().to_string() + "]";
+    case urls::host_type::ipvfuture:
+      return Status::InvalidArgument("host: IPvFuture literals are not supported");
+    default:
+      return NormalizeRegName(u.encoded_host());
+  }
+}
+
+// Appends ":port" unless it is the scheme's default.
+Status AppendPort(const urls::url_view& u, urls::scheme scheme, std::string* spec) {
+  if (!u.has_port()) return Status::Ok();
+  auto port = ParsePort(u.port());
+  if (!port.ok()) return port.status();
+  const unsigned default_port = scheme == urls::scheme::https ? 443 : 80;
+  if (*port != 0 && *port != default_port)
+    spec->append(":").append(std::to_string(*port));
+  return Status::Ok();
+}
+
+Result<CanonicalUrl> Assemble(const Components& c, const UrlOptions& opts) {
+  const urls::url_view& auth = *c.authority;
+  if (!auth.has_authority()) return Status::InvalidArgument("URL has no host");
+  if (auth.has_userinfo() && !opts.allow_credentials) {
+    return Status::InvalidArgument(
+        "URL has embedded credentials (user:password@); set allow_credentials to strip");
+  }
+  CanonicalUrl out;
+  auto host = CanonicalHost(auth);
+  if (!host.ok()) return host.status();
+  out.host = std::move(host).value();
+  out.spec.reserve(c.path.size() + c.query.size() + out.host.size() + 16);
+  out.spec.append(c.scheme == urls::scheme::https ? "https://" : "http://");
+  out.spec.append(out.host);
+  CRAWLFRONT_RETURN_IF_ERROR(AppendPort(auth, c.scheme, &out.spec));
+  url_internal::AppendCanonicalPath(c.path, opts, &out.spec);
+  if (c.has_query) url_internal::AppendCanonicalQuery(c.query, opts, &out.spec);
+  if (out.spec.size() > opts.max_length) {
+    return Status::InvalidArgument("canonical URL too long (" +
+                                   std::to_string(out.spec.size()) + " bytes, limit " +
+                                   std::to_string(opts.max_length) + ")");
+  }
+  out.host_key = HostKeyFor(out.host, opts.host_key_mode);
+  return out;
+}
+
+Components WholeUrl(const urls::url_view& u) {
+  return {u.scheme_id(), &u, u.encoded_path(), u.has_query(), u.encoded_query()};
+}
+
+// RFC 3986 5.2.3: the base path up to its last '/', then the ref path.
+std::string MergePaths(const urls::url_view& base, std::string_view ref_path) {
+  std::string_view bp = base.encoded_path();
+  if (bp.empty()) return "/" + std::string(ref_path);
+  std::string merged(bp.substr(0, bp.rfind('/') + 1));
+  merged.append(ref_path);
+  return merged;
+}
+
+// RFC 3986 5.2.2 for a ref without scheme (or with the base's scheme and no
+// authority, see ResolveAndCanonicalize). Dot segments are removed later by
+// Assemble. (Boost.URL 1.81's resolve() also normalizes, decoding "%2F".)
+Result<CanonicalUrl> ResolveRelative(const urls::url_view& base,
+                                     const urls::url_view& ref, const UrlOptions& opts) {
+  Components c{base.scheme_id(), &base, base.encoded_path(), base.has_query(),
+               base.encoded_query()};
+  std::string merged;
+  if (ref.has_authority()) {
+    return Assemble(
+        {c.scheme, &ref, ref.encoded_path(), ref.has_query(), ref.encoded_query()}, opts);
+  }
+  const std::string_view ref_path = ref.encoded_path();
+  if (!ref_path.empty()) {
+    if (ref_path.front() == '/') {
+      c.path = ref_path;
+    } else {
+      merged = MergePaths(base, ref_path);
+      c.path = merged;
+    }
+  }
+  if (ref.has_query() || !ref_path.empty()) {
+    c.has_query = ref.has_query();
+    c.query = ref.encoded_query();
+  }
+  return Assemble(c, opts);
+}
+
+}  // namespace
+
+std::vector<std::string> DefaultStripParams() {
+  return {"jsessionid", "phpsessid", "sid", "sessionid", "utm_*", "gclid", "fbclid"};
+}
+
+Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts) {
+  std::string scratch, reparse_buf;
+  auto prepared =
+      PrepareInput(url, /*allow_empty=*/false, opts.max_length, "URL", &scratch);
+  if (!prepared.ok()) return prepared.status();
+  auto u = ParseChecked(*prepared, /*absolute=*/true, "URL", &reparse_buf);
+  if (!u.ok()) return u.status();
+  CRAWLFRONT_RETURN_IF_ERROR(CheckScheme(*u));
+  return Assemble(WholeUrl(*u), opts);
+}
+
+Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
+                                            const UrlOptions& opts) {
+  std::string base_scratch, ref_scratch, base_reparse, ref_reparse;
+  auto base_in = PrepareInput(base, false, opts.max_length, "base", &base_scratch);
+  if (!base_in.ok()) return base_in.status();
+  auto b = ParseChecked(*base_in, /*absolute=*/true, "base", &base_reparse);
+  if (!b.ok()) return b.status();
+  Status st = CheckScheme(*b);
+  if (!st.ok()) return Status::InvalidArgument("base: " + st.message());
+  if (b->encoded_host().empty()) return Status::InvalidArgument("base: URL has no host");
+
+  auto ref_in =
+      PrepareInput(ref, /*allow_empty=*/true, opts.max_length, "URL", &ref_scratch);
+  if (!ref_in.ok()) return ref_in.status();
+  auto r = ParseChecked(*ref_in, /*absolute=*/false, "URL", &ref_reparse);
+  if (!r.ok()) return r.status();
+  // RFC 3986 5.4.2 allows reading "http:g" as "g" when the schemes match, as
+  // browsers do; the strict reading ("http:g" has no host) is useless here.
+  const bool same_scheme_relative =
+      r->has_scheme() && !r->has_authority() && r->scheme_id() == b->scheme_id();
+  if (r->has_scheme() && !same_scheme_relative) {
+    CRAWLFRONT_RETURN_IF_ERROR(CheckScheme(*r));
+    return Assemble(WholeUrl(*r), opts);
+  }
+  return ResolveRelative(*b, *r, opts);
+}
+
+}  // namespace crawlfront

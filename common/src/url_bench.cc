@@ -1,0 +1,86 @@
+// Throughput of URL canonicalization, resolution and fingerprinting.
+// Run: build/bench/url_bench
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "crawlfront/common/url.h"
+
+namespace crawlfront {
+namespace {
+
+// A mix shaped like crawled links: mostly canonical already, some with
+// trackers, ports, dot segments, percent-escapes and IDN hosts.
+const std::vector<std::string>& Urls() {
+  static const std::vector<std::string> urls = {
+      "http://example.com/",
+      "https://www.example.com/articles/2023/05/some-long-article-title.html",
+      "https://shop.example.co.uk/product?id=12345&color=red",
+      "http://news.example.org/story/9876?utm_source=feed&utm_medium=rss",
+      "HTTP://Example.COM:80/a/./b/../c/%7euser/index.html#section",
+      "https://example.com/search?q=caf%c3%a9&page=2",
+      "http://b\xC3\xBC"
+      "cher.de/katalog",
+      "https://cdn.example.net/static/js/app.min.js?v=3",
+  };
+  return urls;
+}
+
+void BM_Canonicalize(benchmark::State& state) {
+  const UrlOptions opts;
+  const auto& urls = Urls();
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = Canonicalize(urls[i++ % urls.size()], opts);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Canonicalize);
+
+void BM_CanonicalizeAlreadyCanonical(benchmark::State& state) {
+  const UrlOptions opts;
+  const std::string url = "https://www.example.com/articles/2023/05/some-article.html";
+  for (auto _ : state) {
+    auto r = Canonicalize(url, opts);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CanonicalizeAlreadyCanonical);
+
+void BM_ResolveRelative(benchmark::State& state) {
+  const UrlOptions opts;
+  const std::vector<std::string> refs = {"../img/logo.png", "/about", "page2.html?x=1",
+                                         "//cdn.example.net/a.js", "#top"};
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = ResolveAndCanonicalize("https://www.example.com/blog/2023/post.html",
+                                    refs[i++ % refs.size()], opts);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ResolveRelative);
+
+void BM_RegisteredDomainKey(benchmark::State& state) {
+  for (auto _ : state) {
+    auto k = HostKeyFor("www.shop.example.co.uk", HostKeyMode::kRegisteredDomain);
+    benchmark::DoNotOptimize(k);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RegisteredDomainKey);
+
+void BM_Fingerprint(benchmark::State& state) {
+  const std::string spec = "https://www.example.com/articles/2023/05/some-article.html";
+  for (auto _ : state) benchmark::DoNotOptimize(FingerprintOf(spec));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Fingerprint);
+
+}  // namespace
+}  // namespace crawlfront
+
+BENCHMARK_MAIN();

@@ -1,0 +1,146 @@
+#include "crawlfront/frontier/store.h"
+
+#include <filesystem>
+#include <vector>
+
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
+#include <rocksdb/write_batch.h>
+
+namespace crawlfront {
+namespace {
+
+constexpr const char* kCfNames[] = {
+    "default",
+    "meta", "seen", "seen_log", "seen_snap", "queue", "host", "lease", "user_bloom"};
+static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount));
+
+rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
+                                       std::shared_ptr<rocksdb::Cache> cache) {
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = o.write_buffer_bytes;
+  cf.compression = rocksdb::kLZ4Compression;
+  cf.bottommost_compression = rocksdb::kZSTD;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = std::move(cache);
+  // Whole-key Bloom in every SST: a fingerprint absent from a file costs no
+  // block read. RocksDB's own filter, not ours: it guards files, ours guards
+  // the whole partition in RAM.
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf.level_compaction_dynamic_level_bytes = true;
+  return cf;
+}
+
+}  // namespace
+
+Status FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::Ok();
+  if (s.IsNotFound()) return Status::NotFound(s.ToString());
+  if (s.IsCorruption()) return Status::Corruption(s.ToString());
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(s.ToString());
+  if (s.IsBusy() || s.IsTryAgain()) return Status::Busy(s.ToString());
+  return Status::IoError(s.ToString());
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
+                                           const StoreOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = options.background_jobs;
+  db_options.bytes_per_sync = 1 << 20;
+  db_options.enable_pipelined_write = true;
+  auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const char* name : kCfNames) {
+    descriptors.emplace_back(name, CfOptions(options, cache));
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, descriptors, &handles, &raw);
+  if (!s.ok()) return Status::IoError("open " + dir + ": " + s.ToString());
+
+  std::unique_ptr<Store> store(new Store());
+  store->dir_ = dir;
+  store->durability_ = options.durability;
+  store->db_.reset(raw);
+  for (size_t i = 0; i < handles.size(); ++i) store->handles_[i] = handles[i];
+  store->write_options_.sync = options.durability == Durability::kFsync;
+  return store;
+}
+
+Store::~Store() {
+  if (!db_) return;
+  for (auto* h : handles_) {
+    if (h) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  db_->Close().PermitUncheckedError();
+}
+
+Status Store::Write(rocksdb::WriteBatch* batch) {
+  return FromRocks(db_->Write(write_options_, batch));
+}
+
+Result<std::string> Store::GetMeta(std::string_view key) {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), cf(Cf::kMeta), rocksdb::Slice(key), &value);
+  if (!s.ok()) return FromRocks(s);
+  return value;
+}
+
+Status Store::PutMeta(std::string_view key, std::string_view value) {
+  return FromRocks(db_->Put(write_options_, cf(Cf::kMeta), rocksdb::Slice(key),
+                            rocksdb::Slice(value)));
+}
+
+Status Store::Checkpoint(const std::string& target_dir) {
+  rocksdb::Checkpoint* raw = nullptr;
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw)));
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  return FromRocks(checkpoint->CreateCheckpoint(target_dir));
+}
+
+void AppendBe16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v >> 8));
+  out->push_back(static_cast<char>(v));
+}
+void AppendBe32(std::string* out, uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>(v >> s));
+}
+void AppendBe64(std::string* out, uint64_t v) {
+  for (int s = 56; s >= 0; s -= 8) out->push_back(static_cast<char>(v >> s));
+}
+uint16_t ReadBe16(const char* p) {
+  auto* u = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<uint16_t>(u[0] << 8 | u[1]);
+}
+uint32_t ReadBe32(const char* p) {
+  return static_cast<uint32_t>(ReadBe16(p)) << 16 | ReadBe16(p + 2);
+}
+uint64_t ReadBe64(const char* p) {
+  return static_cast<uint64_t>(ReadBe32(p)) << 32 | ReadBe32(p + 4);
+}
+
+std::string PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
+    if (c != 0xff) {
+      ++c;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;  // empty: no successor, means "to the end"
+}
+
+}  // namespace crawlfront
