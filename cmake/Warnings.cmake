@@ -8,3 +8,9 @@ if(CRAWLFRONT_SANITIZE)
   add_link_options(-fsanitize=${CRAWLFRONT_SANITIZE})
   add_compile_definitions(CRAWLFRONT_SANITIZED=1)
 endif()
+
+# Fuzz builds instrument every library for coverage, not only the fuzzers'
+# own files, so libFuzzer sees into the parsers it drives.
+if(CRAWLFRONT_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -1,0 +1,414 @@
+#include "crawlfront/worker/warc.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <random>
+#include <utility>
+
+namespace crawlfront {
+
+// ---------------------------------------------------------------- SHA-1
+
+namespace {
+
+uint32_t Rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+
+}  // namespace
+
+Sha1::Sha1() : h_{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0} {}
+
+void Sha1::Block(const uint8_t* p) {
+  uint32_t w[80];
+  for (int i = 0; i < 16; ++i) {
+    w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 |
+           uint32_t{p[4 * i + 2]} << 8 | uint32_t{p[4 * i + 3]};
+  }
+  for (int i = 16; i < 80; ++i)
+    w[i] = Rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+  uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
+  for (int i = 0; i < 80; ++i) {
+    uint32_t f, k;
+    if (i < 20)
+      f = (b & c) | (~b & d), k = 0x5A827999;
+    else if (i < 40)
+      f = b ^ c ^ d, k = 0x6ED9EBA1;
+    else if (i < 60)
+      f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
+    else
+      f = b ^ c ^ d, k = 0xCA62C1D6;
+    uint32_t t = Rotl(a, 5) + f + e + k + w[i];
+    e = d, d = c, c = Rotl(b, 30), b = a, a = t;
+  }
+  h_[0] += a, h_[1] += b, h_[2] += c, h_[3] += d, h_[4] += e;
+}
+
+void Sha1::Update(std::string_view data) {
+  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
+  size_t n = data.size();
+  total_bytes_ += n;
+  while (n > 0) {
+    if (buffered_ == 0 && n >= sizeof buffer_) {  // whole blocks: no copy
+      Block(p);
+      p += sizeof buffer_, n -= sizeof buffer_;
+      continue;
+    }
+    size_t take = std::min(n, sizeof buffer_ - buffered_);
+    std::memcpy(buffer_ + buffered_, p, take);
+    buffered_ += take, p += take, n -= take;
+    if (buffered_ == sizeof buffer_) Block(buffer_), buffered_ = 0;
+  }
+}
+
+std::array<uint8_t, 20> Sha1::Final() {
+  uint64_t bits = total_bytes_ * 8;
+  static const uint8_t kPad[64] = {0x80};
+  // Pad with 0x80 and zeros up to 56 mod 64, then the 64-bit length.
+  size_t pad = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
+  Update(std::string_view(reinterpret_cast<const char*>(kPad), pad));
+  uint8_t length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
+  Update(std::string_view(reinterpret_cast<const char*>(length), 8));
+  std::array<uint8_t, 20> out;
+  for (int i = 0; i < 20; ++i)
+    out[i] = static_cast<uint8_t>(h_[i / 4] >> (24 - 8 * (i % 4)));
+  return out;
+}
+
+std::string Base32(const uint8_t* data, size_t size) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < size; ++i) {
+    acc = (acc << 8) | data[i];
+    bits += 8;
+    while (bits >= 5) out += kAlphabet[(acc >> (bits - 5)) & 31], bits -= 5;
+  }
+  if (bits > 0) out += kAlphabet[(acc << (5 - bits)) & 31];
+  while (out.size() % 8 != 0) out += '=';
+  return out;
+}
+
+std::string WarcSha1Digest(std::string_view data) {
+  Sha1 sha;
+  sha.Update(data);
+  auto digest = sha.Final();
+  return "sha1:" + Base32(digest.data(), digest.size());
+}
+
+// ---------------------------------------------------------------- records
+
+namespace {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+std::string FormatUtc(std::chrono::system_clock::time_point t, const char* format) {
+  std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof buf, format, &tm);
+  return std::string(buf, n);
+}
+
+std::string WarcDate(std::chrono::system_clock::time_point t) {
+  return FormatUtc(t, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+// "<urn:uuid:...>", a random (version 4) UUID.
+std::string NewRecordId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~uint64_t{0xF000}) | 0x4000;                      // version 4
+  lo = (lo & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);  // variant 10
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "<urn:uuid:%08x-%04x-%04x-%04x-%012llx>",
+                static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF),
+                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
+  return buf;
+}
+
+// True if `s` is non-empty and has no whitespace or control characters, so it
+// can stand alone as a WARC header value or a warc-fields value.
+bool IsToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (c <= 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+// A complete uncompressed record: version, headers, Content-Length, the block
+// (head + body) and the two CRLFs that end a record.
+std::string BuildRecord(const Headers& headers, std::string_view head,
+                        std::string_view body) {
+  std::string r = "WARC/1.1\r\n";
+  for (const auto& [name, value] : headers) r += name + ": " + value + "\r\n";
+  r += "Content-Length: " + std::to_string(head.size() + body.size()) + "\r\n\r\n";
+  r.append(head).append(body).append("\r\n\r\n");
+  return r;
+}
+
+std::string BlockDigest(std::string_view head, std::string_view body) {
+  Sha1 sha;
+  sha.Update(head);
+  sha.Update(body);
+  auto digest = sha.Final();
+  return "sha1:" + Base32(digest.data(), digest.size());
+}
+
+// Appends `in` to *out as one complete gzip member.
+Status AppendGzipMember(std::string_view in, int level, std::string* out) {
+  z_stream zs{};
+  // windowBits 15 + 16: gzip wrapper rather than zlib.
+  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Status::Internal("deflateInit2 failed");
+  }
+  size_t start = out->size();
+  out->resize(start + deflateBound(&zs, in.size()));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out->data() + start);
+  zs.avail_out = static_cast<uInt>(out->size() - start);
+  int rc = deflate(&zs, Z_FINISH);  // one call: the output buffer is large enough
+  out->resize(start + zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return Status::Internal("deflate did not finish");
+  return Status::Ok();
+}
+
+Status AppendRecord(const std::string& record, int level, std::string* out) {
+  if (level == 0) {
+    out->append(record);
+    return Status::Ok();
+  }
+  // zlib counts in uInt; a record over 4 GiB is refused rather than split.
+  if (record.size() > 0xFFFFFFF0u) return Status::InvalidArgument("record over 4 GiB");
+  return AppendGzipMember(record, level, out);
+}
+
+std::string WarcinfoBlock(const WarcOptions& o) {
+  std::string b = "software: " + o.software + "\r\nformat: WARC File Format 1.1\r\n" +
+                  "conformsTo: http://iipc.github.io/warc-specifications/"
+                  "specifications/warc-format/warc-1.1/\r\n";
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0] != 0) {
+    b += "hostname: " + std::string(host) + "\r\n";
+  }
+  if (!o.operator_info.empty()) b += "operator: " + o.operator_info + "\r\n";
+  if (!o.description.empty()) b += "description: " + o.description + "\r\n";
+  return b;
+}
+
+Status ValidateExchange(const WarcExchange& ex) {
+  if (!IsToken(ex.target_uri)) {
+    return Status::InvalidArgument(
+        "WARC target URI is empty or has whitespace/control "
+        "characters");
+  }
+  if (!ex.ip_address.empty() && !IsToken(ex.ip_address)) {
+    return Status::InvalidArgument("WARC IP address has whitespace/control characters");
+  }
+  for (const std::string& link : ex.outlinks) {
+    if (!IsToken(link)) {
+      return Status::InvalidArgument(
+          "outlink is empty or has whitespace/control "
+          "characters");
+    }
+  }
+  return Status::Ok();
+}
+
+// Request, response and metadata records of one exchange, compressed.
+Status BuildExchange(const WarcExchange& ex, int level, std::string* out,
+                     uint64_t* record_count) {
+  const std::string date = WarcDate(ex.fetch_time);
+  const std::string response_id = NewRecordId();
+  auto http = [&](const char* type, const std::string& id, std::string_view head,
+                  std::string_view body) {
+    Headers h = {{"WARC-Type", type},
+                 {"WARC-Record-ID", id},
+                 {"WARC-Date", date},
+                 {"WARC-Target-URI", ex.target_uri}};
+    if (id != response_id) h.push_back({"WARC-Concurrent-To", response_id});
+    if (!ex.ip_address.empty()) h.push_back({"WARC-IP-Address", ex.ip_address});
+    h.push_back({"WARC-Block-Digest", BlockDigest(head, body)});
+    h.push_back({"WARC-Payload-Digest", WarcSha1Digest(body)});
+    if (id == response_id && ex.truncated) h.push_back({"WARC-Truncated", "length"});
+    h.push_back({"Content-Type", std::string("application/http;msgtype=") + type});
+    return BuildRecord(h, head, body);
+  };
+  CRAWLFRONT_RETURN_IF_ERROR(AppendRecord(
+      http("request", NewRecordId(), ex.request_head, ex.request_body), level, out));
+  CRAWLFRONT_RETURN_IF_ERROR(AppendRecord(
+      http("response", response_id, ex.response_head, ex.response_body), level, out));
+  *record_count = 2;
+  if (ex.outlinks.empty()) return Status::Ok();
+  std::string block;
+  for (const std::string& link : ex.outlinks) block += "outlink: " + link + "\r\n";
+  Headers h = {{"WARC-Type", "metadata"},
+               {"WARC-Record-ID", NewRecordId()},
+               {"WARC-Date", date},
+               {"WARC-Target-URI", ex.target_uri},
+               {"WARC-Concurrent-To", response_id},
+               {"WARC-Block-Digest", BlockDigest(block, "")},
+               {"Content-Type", "application/warc-fields"}};
+  *record_count = 3;
+  return AppendRecord(BuildRecord(h, block, ""), level, out);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- writer
+
+WarcWriter::WarcWriter(WarcOptions options) : options_(std::move(options)) {}
+
+WarcWriter::~WarcWriter() { Close().IgnoreError(); }
+
+Result<std::unique_ptr<WarcWriter>> WarcWriter::Open(WarcOptions options) {
+  if (options.dir.empty()) return Status::InvalidArgument("WARC dir is empty");
+  if (options.gzip_level < 0 || options.gzip_level > 9) {
+    return Status::InvalidArgument("WARC gzip_level must be in [0, 9]");
+  }
+  if (options.max_file_bytes == 0) {
+    return Status::InvalidArgument("WARC max_file_bytes must be > 0");
+  }
+  if (!IsToken(options.prefix) || options.prefix.find('/') != std::string::npos) {
+    return Status::InvalidArgument("WARC prefix must be a plain file name part");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.dir, ec);
+  if (ec) {
+    return Status::IoError("cannot create WARC dir '" + options.dir +
+                           "': " + ec.message());
+  }
+  std::unique_ptr<WarcWriter> writer(new WarcWriter(std::move(options)));
+  std::lock_guard lock(writer->mu_);
+  CRAWLFRONT_RETURN_IF_ERROR(writer->StartFile());
+  return writer;
+}
+
+Status WarcWriter::StartFile() {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch())
+          .count() %
+      1000;
+  char millis[8];
+  std::snprintf(millis, sizeof millis, "%03d", static_cast<int>(ms));
+  const std::string stamp = FormatUtc(now, "%Y%m%d%H%M%S") + millis;
+  const char* ext = options_.gzip_level == 0 ? ".warc" : ".warc.gz";
+  for (int attempt = 0; attempt < 1000 && file_ == nullptr; ++attempt) {
+    char serial[32];
+    std::snprintf(serial, sizeof serial, "%05llu",
+                  static_cast<unsigned long long>(serial_++));
+    std::string name = options_.prefix + "-" + stamp + "-" + serial + ext;
+    path_ = (std::filesystem::path(options_.dir) / name).string();
+    file_ = std::fopen(path_.c_str(), "wbx");  // x: never overwrite another writer's file
+    if (file_ == nullptr && errno != EEXIST) break;
+  }
+  if (file_ == nullptr) {
+    return failure_ = Status::IoError("cannot create WARC file '" + path_ +
+                                      "': " + std::strerror(errno));
+  }
+  ++files_;
+  file_bytes_ = 0;
+  file_has_exchange_ = false;
+  Headers h = {{"WARC-Type", "warcinfo"},
+               {"WARC-Record-ID", NewRecordId()},
+               {"WARC-Date", WarcDate(now)},
+               {"WARC-Filename", std::filesystem::path(path_).filename().string()},
+               {"Content-Type", "application/warc-fields"}};
+  std::string out;
+  CRAWLFRONT_RETURN_IF_ERROR(AppendRecord(BuildRecord(h, WarcinfoBlock(options_), ""),
+                                          options_.gzip_level, &out));
+  return Append(out, 1);
+}
+
+Status WarcWriter::Append(const std::string& data, uint64_t record_count) {
+  if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) {
+    return failure_ = Status::IoError("write to '" + path_ +
+                                      "' failed: " + std::strerror(errno));
+  }
+  file_bytes_ += data.size();
+  bytes_ += data.size();
+  records_ += record_count;
+  return Status::Ok();
+}
+
+Status WarcWriter::CloseFile() {
+  if (file_ == nullptr) return Status::Ok();
+  bool ok = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+  ok = std::fclose(file_) == 0 && ok;
+  file_ = nullptr;
+  if (!ok) {
+    return failure_ =
+               Status::IoError("closing '" + path_ + "' failed: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status WarcWriter::WriteExchange(const WarcExchange& exchange) {
+  CRAWLFRONT_RETURN_IF_ERROR(ValidateExchange(exchange));
+  std::string out;
+  uint64_t record_count = 0;
+  CRAWLFRONT_RETURN_IF_ERROR(
+      BuildExchange(exchange, options_.gzip_level, &out, &record_count));
+  std::lock_guard lock(mu_);
+  if (!failure_.ok()) return failure_;
+  if (closed_) return Status::InvalidArgument("WARC writer is closed");
+  if (file_has_exchange_ && file_bytes_ + out.size() > options_.max_file_bytes) {
+    CRAWLFRONT_RETURN_IF_ERROR(CloseFile());
+    CRAWLFRONT_RETURN_IF_ERROR(StartFile());
+  }
+  file_has_exchange_ = true;
+  return Append(out, record_count);
+}
+
+Status WarcWriter::Flush() {
+  std::lock_guard lock(mu_);
+  if (!failure_.ok()) return failure_;
+  if (file_ == nullptr) return Status::Ok();
+  if (std::fflush(file_) != 0 || ::fsync(fileno(file_)) != 0) {
+    return failure_ = Status::IoError("flushing '" + path_ +
+                                      "' failed: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status WarcWriter::Close() {
+  std::lock_guard lock(mu_);
+  if (closed_) return Status::Ok();
+  closed_ = true;
+  Status st = CloseFile();
+  return failure_.ok() ? st : failure_;
+}
+
+std::string WarcWriter::current_path() const {
+  std::lock_guard lock(mu_);
+  return path_;
+}
+
+uint64_t WarcWriter::records() const {
+  std::lock_guard lock(mu_);
+  return records_;
+}
+
+uint64_t WarcWriter::bytes() const {
+  std::lock_guard lock(mu_);
+  return bytes_;
+}
+
+uint64_t WarcWriter::files() const {
+  std::lock_guard lock(mu_);
+  return files_;
+}
+
+}  // namespace crawlfront
