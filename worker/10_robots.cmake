@@ -1,0 +1,15 @@
+# robots.txt parsing and matching (RFC 9309). Kept free of heavy dependencies:
+# the frontier links it to enforce robots rules centrally.
+crawlfront_module(NAME robots
+  SOURCES src/robots.cc
+  DEPS crawlfront_status)
+crawlfront_test(NAME robots_test
+  SOURCES src/robots_test.cc
+  DEPS crawlfront_robots)
+crawlfront_fuzzer(NAME robots_fuzzer
+  SOURCES src/robots_fuzzer.cc
+  DEPS crawlfront_robots)
+if(CRAWLFRONT_FUZZ)
+  # Coverage feedback must reach the library, not only the fuzzer's own file.
+  target_compile_options(crawlfront_robots PRIVATE -fsanitize=fuzzer-no-link)
+endif()
