@@ -54,9 +54,12 @@ function(crawlfront_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
-      PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
+  set(_props TIMEOUT ${T_TIMEOUT}
       ENVIRONMENT "CRAWLFRONT_BIN_DIR=${CMAKE_BINARY_DIR}/bin")
+  if(T_LABELS)
+    list(APPEND _props LABELS "${T_LABELS}")
+  endif()
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES ${_props})
 endfunction()
 
 # crawlfront_fuzzer(NAME n SOURCES ... DEPS ...): libFuzzer target, clang only.

@@ -1,0 +1,207 @@
+#include "crawlfront/worker/fetcher.h"
+
+#include <curl/curl.h>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+
+#include "fetcher_transfer.h"
+
+namespace crawlfront {
+
+using fetcher_internal::Transfer;
+
+namespace {
+
+// curl_global_init is not thread-safe; run it once for the process.
+Status GlobalInitOnce() {
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) {
+    return Status::Internal(std::string("curl_global_init: ") + curl_easy_strerror(rc));
+  }
+  return Status::Ok();
+}
+
+Status BuildList(std::string_view what, const std::vector<std::string>& entries,
+                 int min_colons, curl_slist** out) {
+  for (const std::string& e : entries) {
+    CRAWLFRONT_RETURN_IF_ERROR(fetcher_internal::CheckCurlListEntry(what, e, min_colons));
+    curl_slist* next = curl_slist_append(*out, e.c_str());
+    if (next == nullptr) return Status::Internal("curl_slist_append failed");
+    *out = next;
+  }
+  return Status::Ok();
+}
+
+Status CheckOptions(const FetchOptions& o) {
+  if (o.max_transfers < 1) return Status::InvalidArgument("max_transfers must be >= 1");
+  if (o.max_body_bytes < 0 || o.low_speed_bytes < 0) {
+    return Status::InvalidArgument("byte limits must not be negative");
+  }
+  if (o.connect_timeout.count() < 0 || o.total_timeout.count() < 0 ||
+      o.low_speed_time.count() < 0) {
+    return Status::InvalidArgument("timeouts must not be negative");
+  }
+  for (char c : o.user_agent) {
+    if (c == '\r' || c == '\n') return Status::InvalidArgument("user_agent has a line break");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* FetchOutcomeName(FetchOutcome outcome) {
+  switch (outcome) {
+    case FetchOutcome::kResponse: return "response";
+    case FetchOutcome::kTimeout: return "timeout";
+    case FetchOutcome::kConnectError: return "connect error";
+    case FetchOutcome::kDisallowed: return "disallowed";
+    case FetchOutcome::kError: return "error";
+  }
+  return "error";
+}
+
+std::string FetchResult::Header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return value;
+  }
+  return "";
+}
+
+// State shared between callers and the fetcher thread. `multi` and `active`
+// belong to the thread; the rest is guarded by `mu`.
+struct Fetcher::Shared {
+  CURLM* multi = nullptr;
+  curl_slist* connect_to = nullptr;
+  curl_slist* resolve = nullptr;
+  std::map<CURL*, std::unique_ptr<Transfer>> active;
+
+  mutable std::mutex mu;
+  std::condition_variable results_cv;
+  std::deque<FetchRequest> queued;
+  std::vector<FetchResult> done;
+  size_t outstanding = 0;
+  bool stop = false;
+
+  ~Shared() {
+    for (auto& [easy, transfer] : active) curl_multi_remove_handle(multi, easy);
+    active.clear();  // easy handles go before the multi handle
+    if (multi != nullptr) curl_multi_cleanup(multi);
+    curl_slist_free_all(connect_to);
+    curl_slist_free_all(resolve);
+  }
+};
+
+Fetcher::Fetcher(FetchOptions options)
+    : options_(std::move(options)), shared_(std::make_unique<Shared>()) {}
+
+Result<std::unique_ptr<Fetcher>> Fetcher::Start(FetchOptions options) {
+  CRAWLFRONT_RETURN_IF_ERROR(CheckOptions(options));
+  CRAWLFRONT_RETURN_IF_ERROR(GlobalInitOnce());
+  std::unique_ptr<Fetcher> f(new Fetcher(std::move(options)));
+  Shared& s = *f->shared_;
+  CRAWLFRONT_RETURN_IF_ERROR(BuildList("connect_to", f->options_.connect_to, 3, &s.connect_to));
+  CRAWLFRONT_RETURN_IF_ERROR(BuildList("resolve", f->options_.resolve, 2, &s.resolve));
+  s.multi = curl_multi_init();
+  if (s.multi == nullptr) return Status::Internal("curl_multi_init failed");
+  // Multiplex HTTP/2 streams on one connection where the server offers it.
+  curl_multi_setopt(s.multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  f->thread_ = std::thread([p = f.get()] { p->Loop(); });
+  return f;
+}
+
+Fetcher::~Fetcher() { Shutdown(); }
+
+void Fetcher::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    shared_->stop = true;
+  }
+  shared_->results_cv.notify_all();
+  if (thread_.joinable()) {
+    curl_multi_wakeup(shared_->multi);
+    thread_.join();
+  }
+}
+
+Status Fetcher::Submit(FetchRequest request) {
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->stop) return Status::Busy("fetcher is shut down");
+    shared_->queued.push_back(std::move(request));
+    ++shared_->outstanding;
+  }
+  curl_multi_wakeup(shared_->multi);  // thread-safe: interrupts curl_multi_poll
+  return Status::Ok();
+}
+
+size_t Fetcher::TakeResults(std::vector<FetchResult>* out, std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(shared_->mu);
+  shared_->results_cv.wait_for(lock, wait,
+                               [&] { return !shared_->done.empty() || shared_->stop; });
+  const size_t n = shared_->done.size();
+  for (FetchResult& r : shared_->done) out->push_back(std::move(r));
+  shared_->done.clear();
+  shared_->outstanding -= n;
+  return n;
+}
+
+size_t Fetcher::outstanding() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->outstanding;
+}
+
+void Fetcher::Loop() {
+  Shared& s = *shared_;
+  std::vector<FetchResult> finished;
+  for (;;) {  // ends when Shutdown() sets stop; each pass sleeps in curl_multi_poll
+    std::vector<FetchRequest> starting;
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.stop) break;
+      for (FetchResult& r : finished) s.done.push_back(std::move(r));
+      while (!s.queued.empty() &&
+             s.active.size() + starting.size() < static_cast<size_t>(options_.max_transfers)) {
+        starting.push_back(std::move(s.queued.front()));
+        s.queued.pop_front();
+      }
+    }
+    if (!finished.empty()) s.results_cv.notify_all();
+    finished.clear();
+    for (const FetchRequest& req : starting) {
+      Result<std::unique_ptr<Transfer>> t =
+          Transfer::Create(req, options_, s.connect_to, s.resolve);
+      if (!t.ok()) {
+        FetchResult r;
+        r.id = req.id;
+        r.url = req.url;
+        r.error = t.status().message();
+        finished.push_back(std::move(r));
+        continue;
+      }
+      CURL* easy = (*t)->easy();
+      if (curl_multi_add_handle(s.multi, easy) != CURLM_OK) {
+        finished.push_back((*t)->Finish(CURLE_FAILED_INIT));
+        continue;
+      }
+      s.active.emplace(easy, std::move(*t));
+    }
+    int running = 0;
+    curl_multi_perform(s.multi, &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(s.multi, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      auto it = s.active.find(msg->easy_handle);
+      if (it == s.active.end()) continue;
+      const CURLcode code = msg->data.result;
+      curl_multi_remove_handle(s.multi, msg->easy_handle);
+      finished.push_back(it->second->Finish(code));
+      s.active.erase(it);
+    }
+    if (finished.empty()) curl_multi_poll(s.multi, nullptr, 0, 1000, nullptr);
+  }
+}
+
+}  // namespace crawlfront

@@ -1,0 +1,282 @@
+#include "crawlfront/worker/fetcher.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <zlib.h>
+
+#include <cstring>
+
+#include "fetcher_test_server.h"
+#include "fetcher_transfer.h"
+
+namespace crawlfront {
+namespace {
+
+using testing::TestHttpServer;
+using testing::TestResponse;
+
+std::string Gzip(const std::string& plain) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, plain.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  zs.avail_in = static_cast<uInt>(plain.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// Routes of the test site.
+TestResponse Route(const std::string& path, const std::string&) {
+  TestResponse r;
+  if (path == "/ok") {
+    r.headers = {{"Content-Type", "text/html"}};
+    r.body = "<a href=/x>x</a>";
+  } else if (path == "/missing") {
+    r.status = 404;
+    r.body = "no";
+  } else if (path == "/error") {
+    r.status = 500;
+  } else if (path == "/redirect") {
+    r.status = 301;
+    r.headers = {{"Location", "/ok"}};
+  } else if (path == "/gzip") {
+    r.headers = {{"Content-Encoding", "gzip"}, {"Content-Type", "text/plain"}};
+    r.body = Gzip(std::string(5000, 'z') + "end");
+  } else if (path == "/big") {
+    r.body = std::string(100000, 'b');
+  } else if (path == "/hang") {
+    r.wait_for_gate = true;
+    r.body = "late";
+  }
+  return r;
+}
+
+class FetcherTest : public ::testing::Test {
+ protected:
+  FetcherTest() : server_(Route) {}
+
+  FetchOptions Options() {
+    FetchOptions o;
+    o.allow_private_networks = true;
+    o.max_transfers = 4;
+    o.total_timeout = std::chrono::seconds(20);
+    return o;
+  }
+
+  std::string Url(const std::string& path) {
+    return "http://127.0.0.1:" + std::to_string(server_.port()) + path;
+  }
+
+  // Fetches one URL and waits (bounded) for its result.
+  static FetchResult FetchOne(Fetcher& f, const std::string& url) {
+    EXPECT_TRUE(f.Submit({7, url}).ok());
+    std::vector<FetchResult> out;
+    for (int i = 0; i < 300 && out.empty(); ++i) {
+      f.TakeResults(&out, std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(out.size(), 1u);
+    return out.empty() ? FetchResult{} : out[0];
+  }
+
+  TestHttpServer server_;
+};
+
+TEST_F(FetcherTest, StatusCodesAreResponses) {
+  auto f = Fetcher::Start(Options());
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  struct Case {
+    std::string path;
+    int status;
+  };
+  for (const Case& c : {Case{"/ok", 200}, Case{"/missing", 404}, Case{"/error", 500}}) {
+    FetchResult r = FetchOne(**f, Url(c.path));
+    EXPECT_EQ(r.outcome, FetchOutcome::kResponse) << c.path << " " << r.error;
+    EXPECT_EQ(r.status, c.status) << c.path;
+    EXPECT_EQ(r.id, 7u);
+    EXPECT_EQ(r.primary_ip, "127.0.0.1");
+    EXPECT_TRUE(r.response_head.starts_with("HTTP/1.1 " + std::to_string(c.status)));
+    EXPECT_TRUE(r.request_head.starts_with("GET " + c.path + " HTTP/1.1\r\n"))
+        << r.request_head;
+  }
+  FetchResult ok = FetchOne(**f, Url("/ok"));
+  EXPECT_EQ(ok.body, "<a href=/x>x</a>");
+  EXPECT_EQ(ok.Header("content-type"), "text/html");
+}
+
+TEST_F(FetcherTest, SendsUserAgentAndAcceptEncoding) {
+  FetchOptions o = Options();
+  o.user_agent = "testbot/1 (+https://example.invalid/bot)";
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/ok"));
+  ASSERT_EQ(server_.requests().size(), 1u);
+  const std::string head = server_.requests()[0];
+  EXPECT_NE(head.find("User-Agent: testbot/1 (+https://example.invalid/bot)\r\n"),
+            std::string::npos) << head;
+  EXPECT_NE(head.find("Accept-Encoding: "), std::string::npos);
+  EXPECT_NE(head.find("gzip"), std::string::npos);
+  EXPECT_EQ(r.request_head, head);
+}
+
+TEST_F(FetcherTest, RedirectIsNotFollowed) {
+  auto f = Fetcher::Start(Options());
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/redirect"));
+  EXPECT_EQ(r.outcome, FetchOutcome::kResponse);
+  EXPECT_EQ(r.status, 301);
+  EXPECT_EQ(r.Header("location"), "/ok");
+  EXPECT_EQ(server_.requests().size(), 1u);  // /ok was never requested
+}
+
+TEST_F(FetcherTest, GzipBodyIsDecoded) {
+  auto f = Fetcher::Start(Options());
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/gzip"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, std::string(5000, 'z') + "end");
+  EXPECT_EQ(r.Header("content-encoding"), "gzip");
+  EXPECT_FALSE(r.truncated);
+}
+
+TEST_F(FetcherTest, BodyIsTruncatedAtLimit) {
+  FetchOptions o = Options();
+  o.max_body_bytes = 1000;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/big"));
+  EXPECT_EQ(r.outcome, FetchOutcome::kResponse) << r.error;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_EQ(r.body, std::string(1000, 'b'));
+  // Below the limit nothing is cut.
+  FetchResult small = FetchOne(**f, Url("/ok"));
+  EXPECT_FALSE(small.truncated);
+}
+
+TEST_F(FetcherTest, SlowServerTimesOut) {
+  FetchOptions o = Options();
+  o.total_timeout = std::chrono::milliseconds(300);
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/hang"));
+  EXPECT_EQ(r.outcome, FetchOutcome::kTimeout) << r.error;
+  EXPECT_EQ(r.status, 0);
+}
+
+TEST_F(FetcherTest, RefusedConnectionIsConnectError) {
+  uint16_t closed_port = 0;
+  {
+    TestHttpServer gone(Route);
+    closed_port = gone.port();
+  }
+  auto f = Fetcher::Start(Options());
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, "http://127.0.0.1:" + std::to_string(closed_port) + "/");
+  EXPECT_EQ(r.outcome, FetchOutcome::kConnectError) << r.error;
+}
+
+TEST_F(FetcherTest, LoopbackIsRefusedUnlessAllowed) {
+  FetchOptions o = Options();
+  o.allow_private_networks = false;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, Url("/ok"));
+  EXPECT_EQ(r.outcome, FetchOutcome::kDisallowed);
+  EXPECT_EQ(r.error, "private address");
+  EXPECT_TRUE(server_.requests().empty());
+}
+
+TEST_F(FetcherTest, ConnectToMapsFakeHostToLoopback) {
+  FetchOptions o = Options();
+  o.connect_to = {"www.example.test:80:127.0.0.1:" + std::to_string(server_.port())};
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  FetchResult r = FetchOne(**f, "http://www.example.test/ok");
+  EXPECT_EQ(r.outcome, FetchOutcome::kResponse) << r.error;
+  EXPECT_EQ(r.status, 200);
+  ASSERT_EQ(server_.requests().size(), 1u);
+  EXPECT_NE(server_.requests()[0].find("Host: www.example.test\r\n"), std::string::npos);
+}
+
+TEST_F(FetcherTest, ManyConcurrentTransfers) {
+  auto f = Fetcher::Start(Options());
+  ASSERT_TRUE(f.ok());
+  constexpr int kCount = 20;
+  for (int i = 0; i < kCount; ++i) ASSERT_TRUE((*f)->Submit({uint64_t(i), Url("/ok")}).ok());
+  std::vector<FetchResult> out;
+  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
+    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(out.size(), size_t{kCount});
+  std::vector<bool> seen(kCount, false);
+  for (const FetchResult& r : out) {
+    EXPECT_EQ(r.status, 200);
+    seen[r.id] = true;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), kCount);
+  EXPECT_EQ((*f)->outstanding(), 0u);
+  // Keep-alive: far fewer connections than requests (at most max_transfers).
+  EXPECT_LE(server_.connections(), 4);
+}
+
+TEST(FetcherOptionsTest, BadOptionsAreRejected) {
+  struct Case {
+    const char* name;
+    void (*mutate)(FetchOptions*);
+  };
+  const Case cases[] = {
+      {"zero transfers", [](FetchOptions* o) { o->max_transfers = 0; }},
+      {"negative body", [](FetchOptions* o) { o->max_body_bytes = -1; }},
+      {"connect_to shape", [](FetchOptions* o) { o->connect_to = {"host:80"}; }},
+      {"connect_to space", [](FetchOptions* o) { o->connect_to = {"a b:80:c:81"}; }},
+      {"resolve shape", [](FetchOptions* o) { o->resolve = {"host"}; }},
+      {"agent newline", [](FetchOptions* o) { o->user_agent = "a\r\nX: y"; }},
+  };
+  for (const Case& c : cases) {
+    FetchOptions o;
+    c.mutate(&o);
+    auto f = Fetcher::Start(o);
+    ASSERT_FALSE(f.ok()) << c.name;
+    EXPECT_EQ(f.status().code(), Status::Code::kInvalidArgument) << c.name;
+  }
+}
+
+TEST(PrivateAddressTest, Classification) {
+  struct Case {
+    const char* ip;
+    bool is_private;
+  };
+  const Case cases[] = {
+      {"127.0.0.1", true},   {"10.1.2.3", true},     {"172.16.0.1", true},
+      {"172.32.0.1", false}, {"192.168.1.1", true},  {"169.254.1.1", true},
+      {"100.64.0.1", true},  {"0.0.0.0", true},      {"8.8.8.8", false},
+      {"93.184.216.34", false}, {"::1", true},       {"::", true},
+      {"fe80::1", true},     {"fd00::1", true},      {"2001:db8::1", false},
+      {"::ffff:127.0.0.1", true}, {"::ffff:8.8.8.8", false},
+  };
+  for (const Case& c : cases) {
+    sockaddr_storage ss{};
+    size_t len = 0;
+    if (std::strchr(c.ip, ':') == nullptr) {
+      auto* in = reinterpret_cast<sockaddr_in*>(&ss);
+      in->sin_family = AF_INET;
+      ASSERT_EQ(inet_pton(AF_INET, c.ip, &in->sin_addr), 1) << c.ip;
+      len = sizeof(sockaddr_in);
+    } else {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&ss);
+      in6->sin6_family = AF_INET6;
+      ASSERT_EQ(inet_pton(AF_INET6, c.ip, &in6->sin6_addr), 1) << c.ip;
+      len = sizeof(sockaddr_in6);
+    }
+    EXPECT_EQ(fetcher_internal::IsPrivateAddress(reinterpret_cast<sockaddr*>(&ss), len),
+              c.is_private) << c.ip;
+  }
+}
+
+}  // namespace
+}  // namespace crawlfront

@@ -1,0 +1,60 @@
+#pragma once
+// One libcurl easy transfer and its callbacks (internal to the fetcher).
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "crawlfront/worker/fetcher.h"
+
+namespace crawlfront::fetcher_internal {
+
+// True for addresses a crawler must not reach unless allowed: loopback,
+// RFC 1918 / RFC 6598 private, link-local, unspecified, unique-local IPv6,
+// IPv4-mapped forms of those. `addr` is a sockaddr of `len` bytes.
+bool IsPrivateAddress(const struct sockaddr* addr, size_t len);
+
+// Checks one CONNECT_TO ("HOST:PORT:CONNECT-HOST:CONNECT-PORT") or RESOLVE
+// ("HOST:PORT:ADDRESS") entry's shape; `min_colons` is 3 or 2.
+Status CheckCurlListEntry(std::string_view what, std::string_view entry, int min_colons);
+
+// The state of one transfer. Owned by the fetcher thread.
+class Transfer {
+ public:
+  // Creates and configures the easy handle. `connect_to` and `resolve` may be
+  // null and must outlive the transfer. Internal if curl refuses an option.
+  static Result<std::unique_ptr<Transfer>> Create(const FetchRequest& request,
+                                                  const FetchOptions& options,
+                                                  curl_slist* connect_to,
+                                                  curl_slist* resolve);
+  ~Transfer();
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  CURL* easy() const { return easy_; }
+  // Fills in the result from the transfer's final code; call once, after the
+  // multi handle reported it done (or with a code when adding it failed).
+  FetchResult Finish(CURLcode code);
+
+ private:
+  Transfer(const FetchOptions& options) : options_(options) {}
+  Status Configure(curl_slist* connect_to, curl_slist* resolve);
+  void Classify(CURLcode code);
+
+  static size_t OnWrite(char* data, size_t size, size_t n, void* self);
+  static size_t OnHeader(char* data, size_t size, size_t n, void* self);
+  static int OnDebug(CURL* easy, curl_infotype type, char* data, size_t size, void* self);
+  static curl_socket_t OnOpenSocket(void* self, curlsocktype purpose,
+                                    struct curl_sockaddr* address);
+
+  const FetchOptions& options_;
+  CURL* easy_ = nullptr;
+  FetchResult result_;
+  bool refused_private_ = false;
+  char error_buffer_[CURL_ERROR_SIZE] = {};
+};
+
+}  // namespace crawlfront::fetcher_internal

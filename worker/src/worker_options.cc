@@ -1,0 +1,120 @@
+// The worker's configuration table: every key, its bounds, default and help.
+
+#include "crawlfront/worker/worker.h"
+
+namespace crawlfront {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using W = WorkerOptions;
+
+constexpr milliseconds kDay = std::chrono::hours(24);
+
+void AddWorkerKeys(ConfigTable<W>* t) {
+  t->Add("worker.id", &W::id, "",
+         "Identity sent with LEASE/DONE; empty means <hostname>-<pid>.");
+  t->Add("worker.max_pages", &W::max_pages, 0, 0, INT64_MAX,
+         "Stop after handling this many page leases (robots leases do not count); 0 = no limit.");
+  t->Add("worker.exit_when_idle", &W::exit_when_idle, milliseconds(0), milliseconds(0), kDay,
+         "Exit when nothing was leased or fetched for this long; 0 = run until stopped.");
+  t->Add("worker.shutdown_grace", &W::shutdown_grace, seconds(10), milliseconds(0), kDay,
+         "After SIGTERM/SIGINT, wait this long for running transfers before abandoning them.");
+}
+
+void AddFrontierKeys(ConfigTable<W>* t) {
+  t->Add("frontier.addresses", &W::frontiers, {"127.0.0.1:6380"},
+         "Frontiers to lease from, as host:port; the worker leases from each.");
+  t->Add("frontier.auth_token", &W::auth_token, "",
+         "Token sent with AUTH after connecting; empty sends no AUTH.");
+  t->Add("frontier.timeout", &W::frontier_timeout, seconds(5), milliseconds(100), kDay,
+         "Bound on each frontier call, added to the lease block time.");
+  t->Add("frontier.reconnect_min", &W::reconnect_min, milliseconds(100), milliseconds(1), kDay,
+         "First reconnect delay after a frontier goes away; doubles per failure.");
+  t->Add("frontier.reconnect_max", &W::reconnect_max, seconds(10), milliseconds(1), kDay,
+         "Largest reconnect delay.");
+}
+
+void AddLeaseKeys(ConfigTable<W>* t) {
+  t->Add("lease.batch", &W::lease_batch, 0, 0, 100000,
+         "URLs asked for per LEASE; 0 = as many as there are free transfer slots.");
+  t->Add("lease.block", &W::lease_block, seconds(1), milliseconds(0), std::chrono::minutes(5),
+         "How long an idle worker's LEASE waits at the frontier for work.");
+  t->Add("lease.crawl", &W::crawl, "", "Crawl to lease from; empty = the default crawl.");
+}
+
+void AddFetchKeys(ConfigTable<W>* t) {
+  t->Add("fetch.max_transfers", &W::max_transfers, 64, 1, 100000,
+         "Transfers running at once.");
+  t->Add("fetch.user_agent", &W::user_agent,
+         "crawlfront/0.1 (+https://example.invalid/crawlfront)",
+         "User-Agent header; name the crawler and a contact URL.");
+  t->Add("fetch.connect_timeout", &W::connect_timeout, seconds(10), milliseconds(1), kDay,
+         "Limit on connection set-up (TCP and TLS).");
+  t->Add("fetch.total_timeout", &W::total_timeout, seconds(60), milliseconds(1), kDay,
+         "Limit on a whole transfer.");
+  t->Add("fetch.low_speed_bytes", &W::low_speed_bytes, 100, 0, INT64_MAX,
+         "Transfers slower than this many bytes/s for low_speed_time are aborted.");
+  t->Add("fetch.low_speed_time", &W::low_speed_time, seconds(30), seconds(1), kDay,
+         "See low_speed_bytes.");
+  t->Add("fetch.max_body_bytes", &W::max_body_bytes, int64_t{10} << 20, 0, int64_t{1} << 40,
+         "Decoded body bytes kept; longer bodies are cut and marked truncated.");
+  t->Add("fetch.connect_to", &W::connect_to, {},
+         "curl CONNECT_TO entries HOST:PORT:CONNECT-HOST:CONNECT-PORT (\"::127.0.0.1:8080\" "
+         "sends everything to 127.0.0.1:8080).");
+  t->Add("fetch.resolve", &W::resolve, {}, "curl RESOLVE entries HOST:PORT:ADDRESS.");
+  t->Add("fetch.allow_private_networks", &W::allow_private_networks, false,
+         "Allow loopback, private and link-local targets (tests and demos only).");
+  t->Add("fetch.default_retry_delay", &W::default_retry_delay, seconds(60), milliseconds(0),
+         kDay, "Retry delay reported for 429/503 without a usable Retry-After.");
+}
+
+void AddOutputKeys(ConfigTable<W>* t) {
+  t->Add("parse.respect_nofollow", &W::respect_nofollow, true,
+         "Skip rel=nofollow links and pages with meta robots nofollow.");
+  t->Add("parse.max_links", &W::max_links, 2000, 1, 1000000, "Links reported per page.");
+  t->Add("warc.enabled", &W::warc_enabled, true, "Write WARC files.");
+  t->Add("warc.dir", &W::warc_dir, "warc", "Directory of the WARC files; created if missing.");
+  t->Add("warc.prefix", &W::warc_prefix, "",
+         "File name prefix; empty = crawlfront-<worker id>.");
+  t->Add("warc.max_file_bytes", &W::warc_max_file_bytes, int64_t{1} << 30, 1024, INT64_MAX,
+         "A new file starts when the next exchange would pass this size.");
+  t->Add("warc.gzip_level", &W::warc_gzip_level, 6, 0, 9,
+         "zlib level per record; 0 writes plain .warc files.");
+  t->Add("warc.operator", &W::warc_operator, "", "warcinfo operator (who runs the crawl).");
+  t->AddEnum("log.level", &W::log_level, "info",
+             {"trace", "debug", "info", "warn", "error", "critical", "off"}, "Log level.");
+  t->Add("log.file", &W::log_file, "", "Log file; empty logs to stderr.");
+}
+
+}  // namespace
+
+const ConfigTable<WorkerOptions>& WorkerConfigTable() {
+  static const ConfigTable<WorkerOptions>* table = [] {
+    auto* t = new ConfigTable<WorkerOptions>();
+    AddWorkerKeys(t);
+    AddFrontierKeys(t);
+    AddLeaseKeys(t);
+    AddFetchKeys(t);
+    AddOutputKeys(t);
+    return t;
+  }();
+  return *table;
+}
+
+FetchOptions FetchOptionsOf(const WorkerOptions& o) {
+  FetchOptions f;
+  f.max_transfers = o.max_transfers;
+  f.user_agent = o.user_agent;
+  f.connect_timeout = o.connect_timeout;
+  f.total_timeout = o.total_timeout;
+  f.low_speed_bytes = o.low_speed_bytes;
+  f.low_speed_time = o.low_speed_time;
+  f.max_body_bytes = o.max_body_bytes;
+  f.connect_to = o.connect_to;
+  f.resolve = o.resolve;
+  f.allow_private_networks = o.allow_private_networks;
+  return f;
+}
+
+}  // namespace crawlfront

@@ -1,0 +1,222 @@
+// Tests of the worker's pure parts: lease parsing, DONE building, WARC
+// exchange building, addresses and the configuration table.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "crawlfront/worker/worker.h"
+#include "worker_internal.h"
+
+namespace crawlfront::worker_internal {
+namespace {
+
+RespValue LeaseValue(std::string id, std::string url, std::string kind) {
+  return RespValue::Array({RespValue::Bulk(std::move(id)), RespValue::Bulk(std::move(url)),
+                           RespValue::Integer(2), RespValue::Integer(1),
+                           RespValue::Bulk(std::move(kind)), RespValue::Bulk("default")});
+}
+
+TEST(ParseLeasesTest, GoodAndMalformedEntries) {
+  RespValue reply = RespValue::Array({
+      LeaseValue("L1", "http://a.test/", "page"),
+      LeaseValue("L2", "http://a.test/robots.txt", "robots"),
+      LeaseValue("L3", "http://a.test/x", "video"),                // unknown kind
+      RespValue::Array({RespValue::Bulk("L4")}),                   // too short
+      RespValue::Integer(5),                                       // not an array
+  });
+  size_t skipped = 0;
+  auto leases = ParseLeases(reply, &skipped);
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->size(), 2u);
+  EXPECT_EQ(skipped, 3u);
+  EXPECT_EQ((*leases)[0].id, "L1");
+  EXPECT_EQ((*leases)[0].depth, 2);
+  EXPECT_EQ((*leases)[1].kind, "robots");
+  EXPECT_FALSE(ParseLeases(RespValue::Error("ERR nope"), &skipped).ok());
+  EXPECT_FALSE(ParseLeases(RespValue::Bulk("x"), &skipped).ok());
+}
+
+TEST(RetryAfterTest, SecondsAndDates) {
+  // 2020-01-01T00:00:00Z
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1577836800));
+  struct Case {
+    const char* value;
+    int64_t ms;
+  };
+  const Case cases[] = {
+      {"120", 120000},
+      {" 5 ", 5000},
+      {"0", 0},
+      {"Wed, 01 Jan 2020 00:00:30 GMT", 30000},
+      {"Tue, 31 Dec 2019 23:00:00 GMT", 0},          // in the past
+      {"99999999999", 24LL * 3600 * 1000},           // clamped to a day
+      {"-3", -1},
+      {"soon", -1},
+      {"", -1},
+      {"Wed, 01 Jan 2020 00:00:30 GMT trailing", -1},
+  };
+  for (const Case& c : cases) EXPECT_EQ(ParseRetryAfterMs(c.value, now), c.ms) << c.value;
+}
+
+TEST(IsHtmlTest, ContentTypes) {
+  EXPECT_TRUE(IsHtml("text/html"));
+  EXPECT_TRUE(IsHtml("Text/HTML; charset=utf-8"));
+  EXPECT_TRUE(IsHtml("application/xhtml+xml"));
+  EXPECT_FALSE(IsHtml("text/plain"));
+  EXPECT_FALSE(IsHtml(""));
+  EXPECT_FALSE(IsHtml("application/json; x=text/html"));
+}
+
+FetchResult Response(int status, std::vector<std::pair<std::string, std::string>> headers,
+                     std::string body) {
+  FetchResult r;
+  r.url = "http://site.test/dir/page";
+  r.outcome = FetchOutcome::kResponse;
+  r.status = status;
+  r.total_ms = 12;
+  r.headers = std::move(headers);
+  r.body = std::move(body);
+  return r;
+}
+
+std::vector<std::string> Tail(const std::vector<std::string>& cmd) {
+  return std::vector<std::string>(cmd.begin() + 3, cmd.end());
+}
+
+TEST(BuildReportTest, Outcomes) {
+  ReportOptions opts{"w1", true, 100, 60000};
+  Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
+  Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
+  FetchResult timeout;
+  timeout.outcome = FetchOutcome::kTimeout;
+  timeout.error = "slow";
+  FetchResult refused = timeout;
+  refused.outcome = FetchOutcome::kDisallowed;
+  refused.error = "private address";
+  FetchResult broken = timeout;
+  broken.outcome = FetchOutcome::kError;
+  broken.error = "bad";
+  using V = std::vector<std::string>;
+  struct Case {
+    const char* name;
+    Lease lease;
+    FetchResult result;
+    V tail;
+  };
+  const Case cases[] = {
+      {"html", page,
+       Response(200, {{"content-type", "text/html"}},
+                "<a href='../a?utm_source=x'>a</a><a rel=nofollow href=/n>n</a>"
+                "<a href='mailto:x@y'>m</a>"),
+       V{"fetched", "STATUS", "200", "MS", "12", "LINKS", "http://site.test/a"}},
+      {"not html", page, Response(200, {{"content-type", "text/plain"}}, "<a href=/a>a</a>"),
+       V{"fetched", "STATUS", "200", "MS", "12"}},
+      {"redirect", page, Response(301, {{"location", "../b#frag"}}, ""),
+       V{"fetched", "STATUS", "301", "MS", "12", "LINKS", "http://site.test/b"}},
+      {"404", page, Response(404, {}, "x"), V{"fetched", "STATUS", "404", "MS", "12"}},
+      {"503 retry-after", page, Response(503, {{"retry-after", "7"}}, ""),
+       V{"retry", "STATUS", "503", "DELAY", "7000", "REASON", "http 503"}},
+      {"429 default", page, Response(429, {}, ""),
+       V{"retry", "STATUS", "429", "DELAY", "60000", "REASON", "http 429"}},
+      {"timeout", page, timeout, V{"retry", "REASON", "timeout: slow"}},
+      {"disallowed", page, refused, V{"disallowed", "REASON", "private address"}},
+      {"error", page, broken, V{"failed", "REASON", "bad"}},
+      {"robots 200", robots, Response(200, {}, "User-agent: *\nDisallow: /x\n"),
+       V{"robots", "STATUS", "200", "MS", "12", "BODY", "User-agent: *\nDisallow: /x\n"}},
+      {"robots 404", robots, Response(404, {}, "gone"),
+       V{"robots", "STATUS", "404", "MS", "12", "BODY", "gone"}},
+      {"robots unreachable", robots, timeout,
+       V{"robots", "STATUS", "0", "MS", "0", "BODY", ""}},
+  };
+  for (const Case& c : cases) {
+    Report rep = BuildReport(c.lease, c.result, opts);
+    ASSERT_GE(rep.command.size(), 3u) << c.name;
+    EXPECT_EQ(rep.command[0], "FRONTIER.DONE");
+    EXPECT_EQ(rep.command[1], "w1");
+    EXPECT_EQ(rep.command[2], c.lease.id);
+    EXPECT_EQ(Tail(rep.command), c.tail) << c.name;
+    EXPECT_EQ(rep.outcome, c.tail[0]) << c.name;
+  }
+}
+
+TEST(BuildReportTest, NofollowCanBeIgnored) {
+  Lease page{"L", "http://site.test/", 0, 1, "page", "default"};
+  FetchResult r = Response(200, {{"content-type", "text/html"}},
+                           "<a rel=nofollow href=/n>n</a>");
+  r.url = "http://site.test/";
+  EXPECT_TRUE(BuildReport(page, r, {"w", true, 10, 1}).links.empty());
+  EXPECT_EQ(BuildReport(page, r, {"w", false, 10, 1}).links,
+            std::vector<std::string>{"http://site.test/n"});
+}
+
+TEST(BuildReportTest, RobotsBodyIsCapped) {
+  Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
+  Report rep = BuildReport(robots, Response(200, {}, std::string(kMaxRobotsBytes + 10, 'x')),
+                           {"w", true, 10, 1});
+  EXPECT_EQ(rep.command.back().size(), kMaxRobotsBytes);
+}
+
+TEST(BuildExchangeTest, DecodedBodyGetsMatchingHeaders) {
+  FetchResult r = Response(200, {}, "hello");
+  r.response_head =
+      "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 25\r\n"
+      "Content-Type: text/plain\r\n\r\n";
+  r.primary_ip = "127.0.0.1";
+  WarcExchange x = BuildExchange(r, {"http://site.test/a"});
+  EXPECT_EQ(x.response_head,
+            "HTTP/1.1 200 OK\r\nX-Crawlfront-Content-Encoding: gzip\r\n"
+            "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_EQ(x.response_body, "hello");
+  EXPECT_EQ(x.ip_address, "127.0.0.1");
+  EXPECT_EQ(x.outlinks.size(), 1u);
+}
+
+TEST(ParseHostPortTest, Forms) {
+  struct Case {
+    const char* in;
+    bool ok;
+    const char* host;
+    uint16_t port;
+  };
+  const Case cases[] = {
+      {"127.0.0.1:6380", true, "127.0.0.1", 6380}, {"[::1]:7000", true, "::1", 7000},
+      {"localhost:1", true, "localhost", 1},       {"host", false, "", 0},
+      {"host:0", false, "", 0},                    {"host:70000", false, "", 0},
+      {":80", false, "", 0},                       {"[::1:80", false, "", 0},
+      {"host:8x", false, "", 0},
+  };
+  for (const Case& c : cases) {
+    std::string host;
+    uint16_t port = 0;
+    Status st = ParseHostPort(c.in, &host, &port);
+    EXPECT_EQ(st.ok(), c.ok) << c.in;
+    if (c.ok) {
+      EXPECT_EQ(host, c.host);
+      EXPECT_EQ(port, c.port);
+    }
+  }
+}
+
+TEST(WorkerConfigTest, SampleConfigSetsEveryKeyAndLoads) {
+  const auto& table = WorkerConfigTable();
+  ASSERT_TRUE(table.definition_error().ok()) << table.definition_error().ToString();
+  std::ifstream in(std::string(CRAWLFRONT_SOURCE_DIR) + "/configs/worker.toml");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  auto missing = table.MissingKeys(text.str());
+  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  EXPECT_TRUE(missing->empty()) << "first missing: " << (*missing)[0];
+  WorkerOptions opts = table.Defaults();
+  ASSERT_TRUE(table.LoadString(text.str(), &opts, "worker.toml").ok());
+  EXPECT_EQ(opts.max_transfers, 64);
+  EXPECT_FALSE(opts.allow_private_networks);
+  EXPECT_FALSE(table.ApplyOverride("fetch.max_transfers=0", &opts).ok());
+  EXPECT_TRUE(table.ApplyOverride("fetch.max_transfers=8", &opts).ok());
+  EXPECT_EQ(FetchOptionsOf(opts).max_transfers, 8);
+}
+
+}  // namespace
+}  // namespace crawlfront::worker_internal
