@@ -1,0 +1,261 @@
+#include "crawlfront/common/resp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace crawlfront {
+namespace {
+
+// Feeds `wire` in one piece and returns all values, or the first error.
+Result<std::vector<RespValue>> ParseAll(RespParser::Mode mode, std::string_view wire,
+                                        RespLimits limits = {}) {
+  RespParser parser(mode, limits);
+  parser.Feed(wire);
+  std::vector<RespValue> out;
+  for (size_t i = 0; i <= wire.size(); ++i) {
+    RespValue v;
+    Result<bool> got = parser.Next(&v);
+    if (!got.ok()) return got.status();
+    if (!*got) return out;
+    out.push_back(std::move(v));
+  }
+  ADD_FAILURE() << "parser produced more values than input bytes";
+  return out;
+}
+
+RespValue Parse1(std::string_view wire) {
+  auto all = ParseAll(RespParser::Mode::kReply, wire);
+  EXPECT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(all.ok() ? all->size() : 0u, 1u) << wire;
+  return all.ok() && !all->empty() ? (*all)[0] : RespValue::Error("no value");
+}
+
+TEST(RespParserTest, ScalarReplies) {
+  struct Case {
+    std::string wire;
+    RespType type;
+    std::string str;
+    int64_t integer;
+  } cases[] = {
+      {"+OK\r\n", RespType::kSimpleString, "OK", 0},
+      {"-ERR bad\r\n", RespType::kError, "ERR bad", 0},
+      {":-42\r\n", RespType::kInteger, "", -42},
+      {":9223372036854775807\r\n", RespType::kInteger, "", INT64_MAX},
+      {"$5\r\nhe\r\no\r\n", RespType::kBulkString, "he\r\no", 0},
+      {"$0\r\n\r\n", RespType::kBulkString, "", 0},
+      {"$-1\r\n", RespType::kNull, "", 0},
+      {"*-1\r\n", RespType::kNull, "", 0},
+      {"_\r\n", RespType::kNull, "", 0},
+      {"(12345678901234567890123\r\n", RespType::kBigNumber, "12345678901234567890123",
+       0},
+      {"!9\r\nERR oops!\r\n", RespType::kError, "ERR oops!", 0},
+      {"=8\r\ntxt:abcd\r\n", RespType::kVerbatim, "abcd", 0},
+  };
+  for (const Case& c : cases) {
+    RespValue v = Parse1(c.wire);
+    EXPECT_EQ(v.type, c.type) << c.wire;
+    EXPECT_EQ(v.str, c.str) << c.wire;
+    EXPECT_EQ(v.integer, c.integer) << c.wire;
+  }
+}
+
+TEST(RespParserTest, Resp3DoubleAndBoolean) {
+  EXPECT_DOUBLE_EQ(Parse1(",3.25\r\n").number, 3.25);
+  EXPECT_TRUE(std::isinf(Parse1(",inf\r\n").number));
+  EXPECT_TRUE(Parse1("#t\r\n").boolean);
+  EXPECT_FALSE(Parse1("#f\r\n").boolean);
+}
+
+TEST(RespParserTest, NestedAggregates) {
+  RespValue v = Parse1("*3\r\n:1\r\n*2\r\n+a\r\n$1\r\nb\r\n%1\r\n+k\r\n~1\r\n#t\r\n");
+  ASSERT_EQ(v.type, RespType::kArray);
+  ASSERT_EQ(v.elements.size(), 3u);
+  EXPECT_EQ(v.elements[1].elements[1].str, "b");
+  const RespValue& map = v.elements[2];
+  ASSERT_EQ(map.type, RespType::kMap);
+  ASSERT_NE(map.Find("k"), nullptr);
+  EXPECT_EQ(map.Find("k")->type, RespType::kSet);
+}
+
+TEST(RespParserTest, ByteAtATimeEqualsOneShot) {
+  const std::string wire =
+      "*2\r\n$3\r\nfoo\r\n*1\r\n:7\r\n+PONG\r\n%2\r\n+a\r\n:1\r\n+b\r\n$-1\r\n";
+  auto whole = ParseAll(RespParser::Mode::kReply, wire);
+  ASSERT_TRUE(whole.ok());
+  RespParser parser(RespParser::Mode::kReply);
+  std::vector<RespValue> pieces;
+  for (char c : wire) {
+    parser.Feed(std::string_view(&c, 1));
+    RespValue v;
+    Result<bool> got = parser.Next(&v);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (*got) pieces.push_back(v);
+  }
+  EXPECT_EQ(pieces, *whole);
+  EXPECT_EQ(pieces.size(), 3u);
+  EXPECT_FALSE(parser.in_progress());
+}
+
+TEST(RespParserTest, RequestsAndInlineCommands) {
+  struct Case {
+    std::string wire;
+    std::vector<std::vector<std::string>> commands;
+  } cases[] = {
+      {"*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n", {{"ECHO", "hi"}}},
+      {"PING\r\n", {{"PING"}}},
+      {"PING\n", {{"PING"}}},
+      {"\r\n\r\nECHO  a   b\r\n", {{"ECHO", "a", "b"}}},
+      {"SET \"a b\" 'c d' \"\\x41\\n\"\r\n", {{"SET", "a b", "c d", "A\n"}}},
+      {"*0\r\n*-1\r\nPING\r\n", {{"PING"}}},
+      {"*1\r\n$4\r\nPING\r\nPING x\r\n*1\r\n$4\r\nQUIT\r\n",
+       {{"PING"}, {"PING", "x"}, {"QUIT"}}},
+  };
+  for (const Case& c : cases) {
+    RespParser parser(RespParser::Mode::kRequest);
+    parser.Feed(c.wire);
+    std::vector<std::vector<std::string>> got;
+    std::vector<std::string> args;
+    for (size_t i = 0; i < 10; ++i) {
+      Result<bool> r = parser.NextCommand(&args);
+      ASSERT_TRUE(r.ok()) << c.wire << ": " << r.status().ToString();
+      if (!*r) break;
+      got.push_back(args);
+    }
+    EXPECT_EQ(got, c.commands) << c.wire;
+  }
+}
+
+TEST(RespParserTest, MalformedFramesAreErrors) {
+  RespLimits small;
+  small.max_bulk_len = 16;
+  small.max_array_len = 4;
+  small.max_inline_len = 32;
+  small.max_nesting = 2;
+  struct Case {
+    RespParser::Mode mode;
+    std::string wire;
+    std::string message_part;
+  } cases[] = {
+      {RespParser::Mode::kReply, "?x\r\n", "unknown type byte"},
+      {RespParser::Mode::kReply, ":12a\r\n", "invalid integer"},
+      {RespParser::Mode::kReply, ":99999999999999999999\r\n", "invalid integer"},
+      {RespParser::Mode::kReply, "$-2\r\n", "invalid bulk length"},
+      {RespParser::Mode::kReply, "$abc\r\n", "invalid bulk length"},
+      {RespParser::Mode::kReply, "$\r\n", "invalid bulk length"},
+      {RespParser::Mode::kReply, "$17\r\n", "invalid bulk length"},
+      {RespParser::Mode::kReply, "$4611686018427387904\r\n", "invalid bulk length"},
+      {RespParser::Mode::kReply, "$3\r\nfooXY", "bulk string not terminated by CRLF"},
+      {RespParser::Mode::kReply, "*5\r\n", "invalid multibulk length"},
+      {RespParser::Mode::kReply, "%3\r\n", "invalid multibulk length"},
+      {RespParser::Mode::kReply, "*-5\r\n", "invalid multibulk length"},
+      {RespParser::Mode::kReply, "*1\r\n*1\r\n*1\r\n:1\r\n", "too deeply nested"},
+      {RespParser::Mode::kReply, "+" + std::string(40, 'a'), "too big header line"},
+      {RespParser::Mode::kReply, "#x\r\n", "invalid boolean"},
+      {RespParser::Mode::kReply, ",1.5x\r\n", "invalid double"},
+      {RespParser::Mode::kReply, "=2\r\nab\r\n", "invalid verbatim"},
+      {RespParser::Mode::kReply, "\r\n", "empty header line"},
+      {RespParser::Mode::kRequest, "*1\r\n:1\r\n", "expected '$', got ':'"},
+      {RespParser::Mode::kRequest, "*1\r\n$-1\r\n", "invalid bulk length"},
+      {RespParser::Mode::kRequest, "*1\r\n\x01\xff\r\n", "expected '$', got '\\x01'"},
+      {RespParser::Mode::kRequest, std::string(40, 'x'), "too big inline request"},
+      {RespParser::Mode::kRequest, "SET \"abc\r\n", "unbalanced quotes"},
+  };
+  for (const Case& c : cases) {
+    auto all = ParseAll(c.mode, c.wire, small);
+    ASSERT_FALSE(all.ok()) << "accepted: " << c.wire;
+    EXPECT_EQ(all.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(all.status().message().find("Protocol error: " + c.message_part),
+              std::string::npos)
+        << c.wire << " -> " << all.status().message();
+  }
+}
+
+TEST(RespParserTest, ErrorIsSticky) {
+  RespParser parser(RespParser::Mode::kReply);
+  parser.Feed("?\r\n+OK\r\n");
+  RespValue v;
+  EXPECT_FALSE(parser.Next(&v).ok());
+  parser.Feed("+OK\r\n");
+  EXPECT_FALSE(parser.Next(&v).ok());
+}
+
+TEST(RespParserTest, HugeArrayHeaderWaitsWithoutAllocating) {
+  RespParser parser(RespParser::Mode::kRequest);
+  parser.Feed("*1000000\r\n$4\r\nPING\r\n");
+  std::vector<std::string> args;
+  Result<bool> got = parser.NextCommand(&args);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(*got);
+  EXPECT_TRUE(parser.in_progress());
+  // Everything fed so far is consumed into the partial value, which holds
+  // one element, not a million reserved slots.
+  EXPECT_EQ(parser.buffered_bytes(), 0u);
+}
+
+TEST(RespParserTest, FrameByteLimit) {
+  RespLimits limits;
+  limits.max_frame_bytes = 64;
+  std::string wire = "*10\r\n";
+  for (int i = 0; i < 10; ++i) wire += "$10\r\n0123456789\r\n";
+  auto all = ParseAll(RespParser::Mode::kRequest, wire, limits);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("frame too large"), std::string::npos);
+}
+
+TEST(RespWriterTest, Resp2AndResp3Encodings) {
+  struct Case {
+    const char* name;
+    void (*write)(RespWriter&);
+    const char* resp2;
+    const char* resp3;
+  } cases[] = {
+      {"simple", [](RespWriter& w) { w.SimpleString("O\r\nK"); }, "+O  K\r\n",
+       "+O  K\r\n"},
+      {"error", [](RespWriter& w) { w.Error("ERR x"); }, "-ERR x\r\n", "-ERR x\r\n"},
+      {"integer", [](RespWriter& w) { w.Integer(-7); }, ":-7\r\n", ":-7\r\n"},
+      {"bulk", [](RespWriter& w) { w.Bulk("ab"); }, "$2\r\nab\r\n", "$2\r\nab\r\n"},
+      {"null", [](RespWriter& w) { w.Null(); }, "$-1\r\n", "_\r\n"},
+      {"nullarray", [](RespWriter& w) { w.NullArray(); }, "*-1\r\n", "_\r\n"},
+      {"map", [](RespWriter& w) { w.MapHeader(2); }, "*4\r\n", "%2\r\n"},
+      {"set", [](RespWriter& w) { w.SetHeader(1); }, "*1\r\n", "~1\r\n"},
+      {"double", [](RespWriter& w) { w.Double(1.5); }, "$3\r\n1.5\r\n", ",1.5\r\n"},
+      {"bool", [](RespWriter& w) { w.Bool(true); }, ":1\r\n", "#t\r\n"},
+      {"verbatim", [](RespWriter& w) { w.Verbatim("txt", "hi"); }, "$2\r\nhi\r\n",
+       "=6\r\ntxt:hi\r\n"},
+      {"bignum", [](RespWriter& w) { w.BigNumber("123"); }, "$3\r\n123\r\n", "(123\r\n"},
+  };
+  for (const Case& c : cases) {
+    std::string out2, out3;
+    RespWriter w2(&out2, 2), w3(&out3, 3);
+    c.write(w2);
+    c.write(w3);
+    EXPECT_EQ(out2, c.resp2) << c.name;
+    EXPECT_EQ(out3, c.resp3) << c.name;
+  }
+}
+
+TEST(RespWriterTest, ValueRoundTripsThroughParser) {
+  const std::string wire =
+      "*4\r\n%1\r\n+k\r\n,2.5\r\n~2\r\n#f\r\n_\r\n=7\r\nmkd:abc\r\n(-99\r\n";
+  RespValue original = Parse1(wire);
+  std::string out;
+  RespWriter writer(&out, 3);
+  writer.Value(original);
+  EXPECT_EQ(out, wire);
+  EXPECT_EQ(Parse1(out), original);
+}
+
+TEST(RespWriterTest, EncodeCommandParsesBack) {
+  std::vector<std::string> args = {"SET", std::string("k\0\r\n", 4), ""};
+  RespParser parser(RespParser::Mode::kRequest);
+  parser.Feed(EncodeCommand(args));
+  std::vector<std::string> got;
+  ASSERT_TRUE(*parser.NextCommand(&got));
+  EXPECT_EQ(got, args);
+}
+
+}  // namespace
+}  // namespace crawlfront

@@ -1,0 +1,227 @@
+#pragma once
+// RespServer: a Redis-protocol TCP server framework over Boost.Asio. The
+// frontier registers its commands; the server provides framing, limits,
+// pipelining, deferred (asynchronous) replies, AUTH and the Redis basics
+// (PING, HELLO, COMMAND, INFO, ...) that real Redis clients expect.
+// See docs/protocol.md.
+
+#include <any>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "crawlfront/common/resp.h"
+#include "crawlfront/common/status.h"
+
+namespace crawlfront {
+
+struct RespServerOptions {
+  // "host:port" or "[ipv6]:port" to listen on; IP literals or "localhost".
+  // Port 0 picks a free port (see RespServer::port()). A non-loopback address
+  // requires auth_token. Default: "127.0.0.1:6380".
+  std::string listen = "127.0.0.1:6380";
+  // io threads running the connections. More threads help only when
+  // handlers are CPU-heavy. Default: 0 = std::thread::hardware_concurrency().
+  int threads = 0;
+  // Frame limits for requests; a violation closes that connection.
+  // Default: RespLimits{} (64 MiB bulk, 2^20 elements, 64 KiB inline).
+  RespLimits limits;
+  // Per-connection cap on buffered reply bytes: once over it the server stops
+  // executing pipelined commands (and so stops reading) until the replies are
+  // written. Lower bounds RAM per slow client; higher means fewer writes.
+  // Default: 1 MiB.
+  size_t max_pending_replies = size_t{1} << 20;
+  // A connection with no traffic (and no deferred reply pending) for this
+  // long is closed. Frees sockets of vanished clients; too short drops idle
+  // but legitimate workers. Default: 300 s.
+  std::chrono::milliseconds idle_timeout = std::chrono::seconds(300);
+  // Connections beyond this get "-ERR max number of clients reached" and are
+  // closed. Bounds file descriptors and RAM. Default: 10000.
+  size_t max_connections = 10000;
+  // When not empty, clients must AUTH (or HELLO ... AUTH) with this token
+  // before any command but AUTH, HELLO and QUIT. Default: empty (no auth;
+  // allowed only on loopback addresses).
+  std::string auth_token;
+};
+
+// Per-connection state, owned by the connection and only touched on its
+// strand (i.e. from handlers of that connection).
+struct ClientState {
+  uint64_t id = 0;             // unique per server, from 1
+  bool authenticated = false;  // true when no auth_token is configured
+  std::string name;            // CLIENT SETNAME
+  int resp_version = 2;        // 2 or 3, set by HELLO
+  std::any user;               // free slot for command handlers
+};
+
+// A reply produced later, possibly on another thread (blocking lease with
+// a timeout). The connection sends nothing after it, and runs no further
+// pipelined command, until Complete() is called.
+class DeferredReply {
+ public:
+  using Deliver = std::function<void(std::string)>;
+  DeferredReply(int protocol, Deliver deliver)
+      : protocol_(protocol), deliver_(std::move(deliver)) {}
+  // An uncompleted reply completes with an error, so the client never hangs.
+  ~DeferredReply();
+  DeferredReply(const DeferredReply&) = delete;
+  DeferredReply& operator=(const DeferredReply&) = delete;
+
+  // Sends `encoded` (complete RESP bytes, e.g. from a RespWriter using
+  // protocol()). Thread-safe; only the first call has an effect; a no-op if
+  // the connection has closed. REQUIRES: the RespServer is still alive.
+  void Complete(std::string encoded);
+  // Protocol version of the connection when the reply was deferred.
+  int protocol() const { return protocol_; }
+
+ private:
+  const int protocol_;
+  Deliver deliver_;
+  std::atomic<bool> done_{false};
+};
+
+class RespServer;
+
+// What a command handler sees. Valid only during the handler call.
+class CallContext {
+ public:
+  CallContext(RespServer& server, std::span<const std::string> args, ClientState& client,
+              std::string* out, DeferredReply::Deliver deliver)
+      : server_(server),
+        args_(args),
+        client_(client),
+        writer_(out, client.resp_version),
+        deliver_(std::move(deliver)) {}
+
+  // args()[0] is the command name as the client sent it.
+  std::span<const std::string> args() const { return args_; }
+  int protocol() const { return client_.resp_version; }
+  // Writer for the synchronous reply. Write exactly one value (it may be an
+  // aggregate), unless Defer() was called, then write nothing.
+  RespWriter& reply() { return writer_; }
+  ClientState& client() { return client_; }
+  RespServer& server() { return server_; }
+  // Switches this connection's protocol, for this reply too (HELLO).
+  void SetProtocol(int version);
+  // Makes the reply asynchronous; call at most once.
+  std::shared_ptr<DeferredReply> Defer();
+  bool deferred() const { return deferred_; }
+  // Closes the connection once the reply is written (QUIT).
+  void CloseAfterReply() { close_after_reply_ = true; }
+  bool close_after_reply() const { return close_after_reply_; }
+
+ private:
+  RespServer& server_;
+  std::span<const std::string> args_;
+  ClientState& client_;
+  RespWriter writer_;
+  DeferredReply::Deliver deliver_;
+  bool deferred_ = false;
+  bool close_after_reply_ = false;
+};
+
+// Command flags, shown by COMMAND and used for the auth check.
+enum CommandFlag : uint32_t {
+  kCmdNoAuth = 1u << 0,  // allowed before AUTH
+  kCmdReadonly = 1u << 1,
+  kCmdWrite = 1u << 2,
+  kCmdFast = 1u << 3,
+  kCmdBlocking = 1u << 4,  // may Defer()
+  kCmdAdmin = 1u << 5,
+};
+
+struct CommandSpec {
+  // Redis style, counting the name: N = exactly N, -N = at least N.
+  int arity = -1;
+  uint32_t flags = 0;   // CommandFlag bits
+  std::string summary;  // one line for COMMAND DOCS
+  std::string group = "crawlfront";
+  std::string since = "0.1.0";
+  std::function<void(CallContext&)> handler;
+};
+
+struct RespServerStats {
+  uint64_t connections_current = 0;
+  uint64_t connections_total = 0;     // accepted, including rejected ones
+  uint64_t connections_rejected = 0;  // over max_connections
+  uint64_t commands_processed = 0;
+  uint64_t protocol_errors = 0;
+};
+
+class RespSession;
+
+// Lifecycle: construct, Register() commands, Start(), ..., Stop().
+// Register/SetInfoProvider are not thread-safe and must precede Start();
+// stats() and port() are thread-safe.
+class RespServer {
+ public:
+  // Registers the built-in commands (PING, HELLO, COMMAND, INFO, ...).
+  explicit RespServer(RespServerOptions options);
+  ~RespServer();  // calls Stop()
+  RespServer(const RespServer&) = delete;
+  RespServer& operator=(const RespServer&) = delete;
+
+  // Adds or replaces a command; `name` is matched case-insensitively.
+  void Register(std::string name, CommandSpec spec);
+  // Supplies INFO text: called on an io thread with the lower-case section
+  // name ("" for all sections); returns "# Section\r\nkey:value\r\n" lines
+  // (possibly empty). Must be thread-safe.
+  void SetInfoProvider(std::function<std::string(std::string_view section)> provider);
+
+  // Binds, listens and starts the io threads. Returns InvalidArgument for a
+  // bad listen address or a non-loopback listen without auth_token, IoError
+  // when the address cannot be bound. Call once.
+  Status Start();
+  // Stops accepting, lets in-flight writes finish (bounded wait of about
+  // 5 s), closes connections and joins the threads. Idempotent.
+  void Stop();
+
+  // Bound port after a successful Start().
+  uint16_t port() const { return port_.load(); }
+  RespServerStats stats() const;
+  const RespServerOptions& options() const { return options_; }
+  // Command table, keyed by upper-case name.
+  const std::map<std::string, CommandSpec>& commands() const { return commands_; }
+  // INFO text: built-in sections (server, clients, stats) plus the provider's.
+  std::string RenderInfo(std::string_view section) const;
+
+  // Runs one request (called by connections): lookup, auth, arity, handler.
+  void Dispatch(CallContext& ctx);
+
+ private:
+  friend class RespSession;
+  struct Io;  // Asio objects, kept out of this header
+
+  void RegisterBuiltins();
+  void AddSession(uint64_t id, std::weak_ptr<RespSession> session);
+  void RemoveSession(uint64_t id);
+
+  RespServerOptions options_;
+  std::map<std::string, CommandSpec> commands_;
+  std::function<std::string(std::string_view)> info_provider_;
+  std::chrono::steady_clock::time_point started_at_;
+  std::atomic<uint16_t> port_{0};
+  std::atomic<uint64_t> next_client_id_{1};
+  std::atomic<uint64_t> connections_current_{0};
+  std::atomic<uint64_t> connections_total_{0};
+  std::atomic<uint64_t> connections_rejected_{0};
+  std::atomic<uint64_t> commands_processed_{0};
+  std::atomic<uint64_t> protocol_errors_{0};
+  std::mutex sessions_mu_;
+  std::unordered_map<uint64_t, std::weak_ptr<RespSession>> sessions_;
+  std::vector<std::thread> threads_;
+  bool running_ = false;
+  std::unique_ptr<Io> io_;  // last: destroyed first, with pending handlers
+};
+
+}  // namespace crawlfront

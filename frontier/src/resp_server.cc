@@ -1,0 +1,257 @@
+// RespServer lifecycle (Start/Stop, accept loop), dispatch and deferred
+// replies. Connections live in resp_server_session.cc, built-in commands in
+// resp_server_builtins.cc.
+#include "crawlfront/frontier/resp_server.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <charconv>
+
+#include "resp_server_session.h"
+
+namespace crawlfront {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+struct RespServer::Io {
+  // A nested type may use RespServer's private members.
+  static asio::awaitable<void> AcceptLoop(RespServer& server);
+
+  asio::io_context ioc;
+  tcp::acceptor acceptor{asio::make_strand(ioc)};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+};
+
+namespace {
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Parses "host:port" / "[v6]:port" into an endpoint.
+Result<tcp::endpoint> ParseListen(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) {
+    return Status::InvalidArgument("listen '" + listen + "' must be host:port");
+  }
+  std::string host = listen.substr(0, colon);
+  std::string port_text = listen.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host == "localhost") host = "127.0.0.1";
+  unsigned port = 0;
+  auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
+    return Status::InvalidArgument("listen '" + listen + "': bad port");
+  }
+  boost::system::error_code addr_ec;
+  asio::ip::address address = asio::ip::make_address(host, addr_ec);
+  if (addr_ec) {
+    return Status::InvalidArgument("listen '" + listen + "': host must be an IP address");
+  }
+  return tcp::endpoint(address, static_cast<uint16_t>(port));
+}
+
+asio::awaitable<void> RejectConnection(tcp::socket socket) {
+  static const std::string kReply = "-ERR max number of clients reached\r\n";
+  boost::system::error_code ec;
+  co_await asio::async_write(socket, asio::buffer(kReply),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  socket.close(ec);
+}
+
+}  // namespace
+
+DeferredReply::~DeferredReply() {
+  if (!done_.load()) Complete("-ERR internal error: deferred reply was dropped\r\n");
+}
+
+void DeferredReply::Complete(std::string encoded) {
+  if (done_.exchange(true)) return;
+  deliver_(std::move(encoded));
+}
+
+void CallContext::SetProtocol(int version) {
+  client_.resp_version = version;
+  writer_.set_protocol(version);
+}
+
+std::shared_ptr<DeferredReply> CallContext::Defer() {
+  deferred_ = true;
+  return std::make_shared<DeferredReply>(client_.resp_version, deliver_);
+}
+
+RespServer::RespServer(RespServerOptions options) : options_(std::move(options)) {
+  RegisterBuiltins();
+}
+
+RespServer::~RespServer() { Stop(); }
+
+void RespServer::Register(std::string name, CommandSpec spec) {
+  commands_[Upper(name)] = std::move(spec);
+}
+
+void RespServer::SetInfoProvider(std::function<std::string(std::string_view)> provider) {
+  info_provider_ = std::move(provider);
+}
+
+RespServerStats RespServer::stats() const {
+  RespServerStats s;
+  s.connections_current = connections_current_.load();
+  s.connections_total = connections_total_.load();
+  s.connections_rejected = connections_rejected_.load();
+  s.commands_processed = commands_processed_.load();
+  s.protocol_errors = protocol_errors_.load();
+  return s;
+}
+
+void RespServer::AddSession(uint64_t id, std::weak_ptr<RespSession> session) {
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  sessions_.emplace(id, std::move(session));
+  connections_current_.fetch_add(1);
+}
+
+void RespServer::RemoveSession(uint64_t id) {
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  if (sessions_.erase(id) > 0) connections_current_.fetch_sub(1);
+}
+
+void RespServer::Dispatch(CallContext& ctx) {
+  RespWriter& out = ctx.reply();
+  const std::string& name = ctx.args()[0];
+  auto it = commands_.find(Upper(name));
+  if (it == commands_.end()) {
+    // Same text as Redis 7, so client libraries recognise it.
+    std::string args;
+    for (size_t i = 1; i < ctx.args().size() && args.size() < 128; ++i) {
+      args += "'" + ctx.args()[i].substr(0, 128 - args.size()) + "' ";
+    }
+    out.Error("ERR unknown command '" + name.substr(0, 128) +
+              "', with args beginning with: " + args);
+    return;
+  }
+  const CommandSpec& spec = it->second;
+  if (!ctx.client().authenticated && !(spec.flags & kCmdNoAuth)) {
+    out.Error("NOAUTH Authentication required.");
+    return;
+  }
+  int argc = static_cast<int>(ctx.args().size());
+  if ((spec.arity > 0 && argc != spec.arity) || (spec.arity < 0 && argc < -spec.arity)) {
+    std::string lower = it->first;
+    for (char& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.Error("ERR wrong number of arguments for '" + lower + "' command");
+    return;
+  }
+  commands_processed_.fetch_add(1, std::memory_order_relaxed);
+  std::string* buffer = out.buffer();
+  size_t reply_start = buffer->size();
+  try {
+    spec.handler(ctx);
+  } catch (const std::exception& e) {
+    // A throwing handler must not take the connection (or the io thread)
+    // down; drop its partial reply so framing stays intact.
+    buffer->resize(reply_start);
+    out.Error(std::string("ERR internal error: ") + e.what());
+  }
+}
+
+Status RespServer::Start() {
+  if (running_ || io_) return Status::InvalidArgument("RespServer::Start called twice");
+  Result<tcp::endpoint> endpoint = ParseListen(options_.listen);
+  if (!endpoint.ok()) return endpoint.status();
+  if (!endpoint->address().is_loopback() && options_.auth_token.empty()) {
+    return Status::InvalidArgument("listen " + options_.listen +
+                                   " is not loopback: set auth_token");
+  }
+  io_ = std::make_unique<Io>();
+  boost::system::error_code ec;
+  tcp::acceptor& acceptor = io_->acceptor;
+  acceptor.open(endpoint->protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(*endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    io_.reset();
+    return Status::IoError("listen " + options_.listen + ": " + ec.message());
+  }
+  port_ = acceptor.local_endpoint().port();
+  started_at_ = std::chrono::steady_clock::now();
+  io_->work.emplace(io_->ioc.get_executor());
+  asio::co_spawn(acceptor.get_executor(), Io::AcceptLoop(*this),
+                 [](std::exception_ptr) {});
+  int threads = options_.threads > 0
+                    ? options_.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_->ioc.run(); });
+  running_ = true;
+  return Status::Ok();
+}
+
+asio::awaitable<void> RespServer::Io::AcceptLoop(RespServer& server) {
+  Io& io = *server.io_;
+  tcp::acceptor& acceptor = io.acceptor;
+  asio::steady_timer backoff(acceptor.get_executor());
+  // Runs until Stop() closes the acceptor.
+  while (acceptor.is_open()) {
+    boost::system::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(
+        asio::make_strand(io.ioc), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (!acceptor.is_open()) break;
+      // Out of descriptors (EMFILE) and the like: back off instead of spinning.
+      backoff.expires_after(std::chrono::milliseconds(50));
+      co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    server.connections_total_.fetch_add(1);
+    if (server.connections_current_.load() >= server.options_.max_connections) {
+      server.connections_rejected_.fetch_add(1);
+      auto executor = socket.get_executor();
+      asio::co_spawn(executor, RejectConnection(std::move(socket)),
+                     [](std::exception_ptr) {});
+      continue;
+    }
+    uint64_t id = server.next_client_id_.fetch_add(1);
+    auto session = std::make_shared<RespSession>(server, std::move(socket), id);
+    server.AddSession(id, session);
+    session->Start();
+  }
+}
+
+void RespServer::Stop() {
+  if (!running_) return;
+  running_ = false;
+  asio::post(io_->acceptor.get_executor(), [this] {
+    boost::system::error_code ec;
+    io_->acceptor.close(ec);
+  });
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    for (auto& [id, weak] : sessions_) {
+      if (auto session = weak.lock()) session->Shutdown();
+    }
+  }
+  // Bounded wait for connections to flush and close; stragglers (a client
+  // that stopped reading) are dropped when the io_context stops.
+  for (int i = 0; i < 100 && connections_current_.load() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  io_->work.reset();
+  io_->ioc.stop();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+}  // namespace crawlfront

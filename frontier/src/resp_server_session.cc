@@ -1,0 +1,162 @@
+// Connection loop: parse everything buffered, run the handlers back to back,
+// write all replies at once, then read again. A deferred reply pauses the
+// loop until it completes, which keeps replies in request order.
+#include "resp_server_session.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+namespace crawlfront {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr size_t kReadChunk = 16 * 1024;
+
+// Exceptions must not escape into io_context::run(); a failed coroutine just
+// ends its connection.
+void IgnoreException(std::exception_ptr) {}
+}  // namespace
+
+RespSession::RespSession(RespServer& server, asio::ip::tcp::socket socket, uint64_t id)
+    : server_(server),
+      socket_(std::move(socket)),
+      idle_timer_(socket_.get_executor()),
+      wake_timer_(socket_.get_executor()),
+      parser_(RespParser::Mode::kRequest, server.options().limits),
+      read_buf_(kReadChunk) {
+  state_.id = id;
+  state_.authenticated = server.options().auth_token.empty();
+}
+
+void RespSession::Start() {
+  boost::system::error_code ec;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  idle_deadline_ = Clock::now() + server_.options().idle_timeout;
+  auto self = shared_from_this();
+  asio::co_spawn(socket_.get_executor(), Run(self), IgnoreException);
+  asio::co_spawn(socket_.get_executor(), Watchdog(self), IgnoreException);
+}
+
+void RespSession::Shutdown() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    self->closing_ = true;
+    // A write in flight finishes; a read or a deferred wait is cut short.
+    if (self->reading_) self->Close();
+    if (self->waiting_deferred_) self->wake_timer_.cancel();
+  });
+}
+
+void RespSession::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  idle_timer_.cancel();
+  wake_timer_.cancel();
+}
+
+DeferredReply::Deliver RespSession::MakeDeliver() {
+  std::weak_ptr<RespSession> weak = weak_from_this();
+  auto executor = socket_.get_executor();
+  return [weak, executor](std::string encoded) {
+    asio::post(executor, [weak, encoded = std::move(encoded)]() mutable {
+      if (auto self = weak.lock()) self->OnDeferredComplete(std::move(encoded));
+    });
+  };
+}
+
+void RespSession::OnDeferredComplete(std::string encoded) {
+  if (!waiting_deferred_) return;
+  out_ += encoded;
+  waiting_deferred_ = false;
+  wake_timer_.cancel();
+}
+
+void RespSession::ExecuteOne() {
+  CallContext ctx(server_, args_, state_, &out_, MakeDeliver());
+  server_.Dispatch(ctx);
+  if (ctx.deferred()) waiting_deferred_ = true;
+  if (ctx.close_after_reply()) closing_ = true;
+}
+
+bool RespSession::ProcessBuffered() {
+  // Each pass consumes one request from the parser or returns.
+  while (!closing_ && !waiting_deferred_) {
+    if (out_.size() >= server_.options().max_pending_replies) return true;
+    Result<bool> got = parser_.NextCommand(&args_);
+    if (!got.ok()) {
+      RespWriter(&out_, state_.resp_version).Error("ERR " + got.status().message());
+      server_.protocol_errors_.fetch_add(1, std::memory_order_relaxed);
+      closing_ = true;
+      return false;
+    }
+    if (!*got) return false;
+    ExecuteOne();
+  }
+  return false;
+}
+
+asio::awaitable<bool> RespSession::Flush() {
+  writing_.clear();
+  writing_.swap(out_);
+  idle_deadline_ = Clock::now() + server_.options().idle_timeout;
+  boost::system::error_code ec;
+  co_await asio::async_write(socket_, asio::buffer(writing_),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  co_return !ec;
+}
+
+asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
+  // Unregisters however the coroutine ends: return, exception, or being
+  // destroyed with the io_context.
+  struct Unregister {
+    RespSession* session;
+    ~Unregister() {
+      session->Close();
+      session->server_.RemoveSession(session->state_.id);
+    }
+  } unregister{this};
+  boost::system::error_code ec;
+  // Ends when the peer closes, an error occurs, or the server shuts down.
+  while (!closed_) {
+    bool over_cap = ProcessBuffered();
+    if (!out_.empty() && !co_await Flush()) break;
+    if (closing_) break;
+    if (waiting_deferred_) {
+      idle_deadline_ = Clock::time_point::max();  // waiting on us, not idle
+      wake_timer_.expires_at(Clock::time_point::max());
+      co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    if (over_cap) continue;
+    idle_deadline_ = Clock::now() + server_.options().idle_timeout;
+    reading_ = true;
+    size_t n = co_await socket_.async_read_some(
+        asio::buffer(read_buf_), asio::redirect_error(asio::use_awaitable, ec));
+    reading_ = false;
+    if (ec) break;
+    parser_.Feed(std::string_view(read_buf_.data(), n));
+  }
+}
+
+asio::awaitable<void> RespSession::Watchdog(std::shared_ptr<RespSession> self) {
+  boost::system::error_code ec;
+  // Each wake-up either closes the connection or re-arms at a later deadline.
+  while (!closed_) {
+    // Never sleep past one timeout: the deadline may move back from "never"
+    // after a deferred reply.
+    idle_timer_.expires_at(
+        std::min(idle_deadline_, Clock::now() + server_.options().idle_timeout));
+    co_await idle_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!closed_ && idle_deadline_ <= Clock::now()) Close();
+  }
+}
+
+}  // namespace crawlfront

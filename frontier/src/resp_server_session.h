@@ -1,0 +1,56 @@
+#pragma once
+// One client connection of RespServer (private to the server). All state is
+// touched only on the connection's strand; two coroutines run there: Run()
+// (read, execute, write) and Watchdog() (idle timeout).
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crawlfront/common/resp.h"
+#include "crawlfront/frontier/resp_server.h"
+
+namespace crawlfront {
+
+class RespSession : public std::enable_shared_from_this<RespSession> {
+ public:
+  RespSession(RespServer& server, boost::asio::ip::tcp::socket socket, uint64_t id);
+
+  // Spawns the coroutines. Call once, right after construction.
+  void Start();
+  // Thread-safe: asks the connection to close after its current write.
+  void Shutdown();
+
+ private:
+  boost::asio::awaitable<void> Run(std::shared_ptr<RespSession> self);
+  boost::asio::awaitable<void> Watchdog(std::shared_ptr<RespSession> self);
+  // Executes buffered requests. Returns true when it stopped only because
+  // the reply buffer is over its cap (more requests may be buffered).
+  bool ProcessBuffered();
+  void ExecuteOne();
+  boost::asio::awaitable<bool> Flush();
+  DeferredReply::Deliver MakeDeliver();
+  void OnDeferredComplete(std::string encoded);
+  void Close();
+
+  RespServer& server_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer wake_timer_;  // cancelled when a deferred reply lands
+  std::chrono::steady_clock::time_point idle_deadline_;
+  RespParser parser_;
+  ClientState state_;
+  std::vector<std::string> args_;
+  std::string out_;
+  std::string writing_;
+  std::vector<char> read_buf_;
+  bool waiting_deferred_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  bool reading_ = false;
+};
+
+}  // namespace crawlfront
