@@ -1,0 +1,193 @@
+#include "crawlfront/simweb/server.h"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "crawlfront/simweb/access_log.h"
+#include "crawlfront/simweb/sim_web.h"
+
+namespace crawlfront::simweb {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
+// A connection serves at most this many requests, then closes: keeps every
+// session loop bounded.
+constexpr int kMaxRequestsPerConnection = 100'000;
+constexpr auto kIdleTimeout = std::chrono::seconds(30);
+constexpr size_t kHeaderLimit = 16 * 1024;
+constexpr int kMaxThreads = 64;
+
+struct Shared {
+  explicit Shared(SimWeb w) : web(std::move(w)) {}
+  SimWeb web;
+  std::unique_ptr<AccessLog> log;  // null when not logging
+};
+
+using HttpResponse = http::response<http::string_body>;
+
+HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool head) {
+  HttpResponse res{static_cast<http::status>(r.status), version};
+  res.set(http::field::server, "simweb");
+  res.set(http::field::content_type, r.content_type);
+  if (r.status == 405) res.set(http::field::allow, "GET, HEAD");
+  if (!r.location.empty()) res.set(http::field::location, r.location);
+  res.keep_alive(keep_alive);
+  if (head) {
+    res.content_length(r.body.size());  // what GET would send; no body
+  } else {
+    res.body() = std::move(r.body);
+    res.prepare_payload();
+  }
+  return res;
+}
+
+Response Answer(const Shared& shared, const http::request<http::string_body>& req) {
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    return Response{405, "text/plain; charset=utf-8", "", "only GET and HEAD\n", 0};
+  }
+  return shared.web.Fetch(req[http::field::host], req.target());
+}
+
+// True for errors that mean "the client sent garbage" (answered with 400)
+// rather than "the connection ended".
+bool IsBadRequest(const beast::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+asio::awaitable<void> Session(tcp::socket socket, Shared& shared) {
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  for (int i = 0; i < kMaxRequestsPerConnection; ++i) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(kHeaderLimit);
+    parser.body_limit(kHeaderLimit);
+    stream.expires_after(kIdleTimeout);
+    auto [read_error, read_bytes] =
+        co_await http::async_read(stream, buffer, parser, kUseTuple);
+    if (read_error) {
+      if (IsBadRequest(read_error)) {
+        HttpResponse res = BuildResponse(
+            Response{400, "text/plain; charset=utf-8", "", "bad request\n", 0}, 11, false,
+            false);
+        co_await http::async_write(stream, res, kUseTuple);
+      }
+      break;
+    }
+    http::request<http::string_body> req = parser.release();
+    Response answer = Answer(shared, req);
+    if (answer.delay_ms > 0) {
+      // Waits on a timer, so the thread serves other connections meanwhile.
+      asio::steady_timer timer(co_await asio::this_coro::executor);
+      timer.expires_after(std::chrono::milliseconds(answer.delay_ms));
+      co_await timer.async_wait(kUseTuple);
+    }
+    bool head = req.method() == http::verb::head;
+    int status = answer.status;
+    HttpResponse res =
+        BuildResponse(std::move(answer), req.version(), req.keep_alive(), head);
+    // Logged before the write so a client that got the response finds its line.
+    if (shared.log) {
+      shared.log->Write(HostWithoutPort(req[http::field::host]), req.target(), status,
+                        res.body().size());
+    }
+    stream.expires_after(kIdleTimeout);
+    auto [write_error, written] = co_await http::async_write(stream, res, kUseTuple);
+    if (write_error || !res.keep_alive()) break;
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+// Accepts until the acceptor is closed or the io_context stops.
+asio::awaitable<void> Accept(tcp::acceptor& acceptor, Shared& shared) {
+  for (;;) {
+    auto [ec, socket] = co_await acceptor.async_accept(
+        asio::make_strand(acceptor.get_executor()), kUseTuple);
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+    if (ec) continue;  // e.g. a connection reset before accept; keep serving
+    asio::co_spawn(socket.get_executor(), Session(std::move(socket), shared),
+                   asio::detached);
+  }
+}
+
+Status Listen(tcp::acceptor& acceptor, const tcp::endpoint& endpoint) {
+  beast::error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::IoError("cannot listen on " + endpoint.address().to_string() + ":" +
+                           std::to_string(endpoint.port()) + ": " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+struct SimWebServer::Impl {
+  explicit Impl(SimWeb web) : shared(std::move(web)) {}
+  // Declaration order matters: the io_context (and the coroutine frames it
+  // owns) goes before the Shared state the frames point to.
+  Shared shared;
+  asio::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  std::vector<std::thread> threads;
+  uint16_t port = 0;
+};
+
+SimWebServer::SimWebServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+SimWebServer::~SimWebServer() { Stop(); }
+
+uint16_t SimWebServer::port() const { return impl_->port; }
+
+Result<std::unique_ptr<SimWebServer>> SimWebServer::Start(
+    const SimWebOptions& web_options, const ServerOptions& options) {
+  Result<SimWeb> web = SimWeb::Create(web_options);
+  if (!web.ok()) return web.status();
+  if (options.threads < 1 || options.threads > kMaxThreads) {
+    return Status::InvalidArgument("threads must be in [1, 64]");
+  }
+  beast::error_code ec;
+  asio::ip::address address = asio::ip::make_address(options.address, ec);
+  if (ec || !address.is_loopback()) {
+    return Status::InvalidArgument("listen address must be a loopback address, got '" +
+                                   options.address + "'");
+  }
+  auto impl = std::make_unique<Impl>(std::move(*web));
+  if (!options.access_log.empty()) {
+    Result<std::unique_ptr<AccessLog>> log = AccessLog::Open(options.access_log);
+    if (!log.ok()) return log.status();
+    impl->shared.log = std::move(*log);
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(
+      Listen(impl->acceptor, tcp::endpoint(address, options.port)));
+  impl->port = impl->acceptor.local_endpoint().port();
+  asio::co_spawn(impl->ioc, Accept(impl->acceptor, impl->shared), asio::detached);
+  for (int i = 0; i < options.threads; ++i) {
+    impl->threads.emplace_back([ioc = &impl->ioc] { ioc->run(); });
+  }
+  return std::unique_ptr<SimWebServer>(new SimWebServer(std::move(impl)));
+}
+
+void SimWebServer::Stop() {
+  if (!impl_) return;
+  impl_->ioc.stop();
+  for (std::thread& thread : impl_->threads) {
+    if (thread.joinable()) thread.join();
+  }
+  impl_->threads.clear();
+}
+
+}  // namespace crawlfront::simweb
