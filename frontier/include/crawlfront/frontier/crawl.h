@@ -1,0 +1,308 @@
+#pragma once
+// The frontier's crawl core: per-host queues in RocksDB, a politeness
+// scheduler, leases with deadlines, robots.txt held centrally, scope and trap
+// rules, and several crawls side by side (crawl ids). A pure library: the
+// RESP layer (FRONTIER.* commands, /tmp protocol contract) sits on top.
+// docs/scheduling.md describes keys, the politeness formula, fairness,
+// retries and what survives a restart.
+//
+// Thread-safety: every public method may be called from any thread. One
+// mutex guards the scheduler and host state, and RocksDB writes happen under
+// it so that RAM and disk never disagree; URL canonicalization and scope
+// checks (the expensive part of Add) run outside it.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <rocksdb/write_batch.h>
+
+#include "crawlfront/common/clock.h"
+#include "crawlfront/common/status.h"
+#include "crawlfront/common/url.h"
+#include "crawlfront/frontier/crawl_options.h"
+#include "crawlfront/frontier/crawl_scope.h"
+#include "crawlfront/frontier/host_state.h"
+#include "crawlfront/frontier/seen_set.h"
+#include "crawlfront/frontier/store.h"
+
+namespace crawlfront {
+
+inline constexpr std::string_view kDefaultCrawl = "default";
+
+// True for 1..64 characters of [A-Za-z0-9._-].
+bool ValidCrawlId(std::string_view id);
+
+struct AddRequest {
+  std::string url;
+  uint32_t depth = 0;
+  int32_t priority = 0;      // higher is leased first within a host
+  std::string parent;        // referring URL, kept with the entry
+  int64_t refetch_at_ms = 0; // > 0: (re)queue at this time even if seen
+};
+
+struct AddResult {
+  enum class Kind : uint8_t { kNew, kSeen, kRejected } kind = Kind::kRejected;
+  std::string reason;  // why it was rejected
+};
+
+struct LeasedUrl {
+  std::string lease_id;  // opaque, unique across restarts
+  std::string url;
+  uint32_t depth = 0;
+  uint32_t attempt = 1;
+  LeaseKind kind = LeaseKind::kPage;
+  std::string crawl;
+  int64_t deadline_ms = 0;
+};
+
+enum class DoneOutcome : uint8_t { kFetched, kRetry, kFailed, kDisallowed, kRobots };
+// Parses "fetched", "retry", ... (case-insensitive); InvalidArgument otherwise.
+Result<DoneOutcome> ParseDoneOutcome(std::string_view name);
+
+struct DoneReport {
+  DoneOutcome outcome = DoneOutcome::kFetched;
+  int http_status = 0;        // fetched, robots (0 = unreachable), retry (429/503)
+  int64_t fetch_ms = 0;       // response time, for delay_factor
+  int64_t retry_delay_ms = 0; // retry: earliest retry (Retry-After)
+  std::string reason;         // failed, disallowed, retry
+  std::string body;           // robots: the robots.txt bytes
+  std::vector<std::string> links;  // fetched: absolute URLs (3xx: Location)
+};
+
+struct CrawlStats {
+  uint64_t urls_seen = 0;      // distinct URLs accepted (new)
+  uint64_t urls_queued = 0;    // waiting (ready or scheduled)
+  uint64_t urls_inflight = 0;  // leased pages
+  uint64_t urls_done = 0;      // left the frontier (any final outcome)
+  uint64_t urls_failed = 0;    // failed, incl. max attempts
+  uint64_t urls_disallowed = 0;      // refused by a worker
+  uint64_t urls_robots_blocked = 0;  // dropped by robots rules, not fetched
+  uint64_t urls_rejected = 0;        // Add refused (bad URL, scope, trap, budget)
+  uint64_t hosts = 0;
+  uint64_t hosts_ready = 0;
+  uint64_t fetched_2xx = 0, fetched_3xx = 0, fetched_4xx = 0, fetched_5xx = 0;
+  uint64_t leases_expired = 0;
+  uint64_t robots_fetched = 0;
+  // (name, value) pairs in a fixed order, for INFO and FRONTIER.STATS.
+  std::vector<std::pair<std::string, uint64_t>> Fields() const;
+};
+
+struct HostInfo {
+  std::string host;  // host key
+  std::string crawl;
+  uint64_t queued = 0;  // ready + scheduled
+  uint32_t inflight = 0;
+  uint64_t done = 0;
+  int64_t ready_in_ms = 0;  // 0 = ready now (ignoring robots and inflight)
+  int64_t delay_ms = 0;     // effective politeness delay
+  int64_t blocked_until_ms = 0;
+  std::string robots_state;
+};
+
+// Per-crawl RAM state; guarded by CrawlCore's mutex.
+struct CrawlState {
+  std::string id;
+  CrawlStats stats;  // persisted fields; derived ones filled on query
+  bool paused = false;
+  bool dirty = false;
+  std::vector<uint32_t> hosts;
+};
+
+class CrawlCore {
+ public:
+  // Restores hosts, counters, controls and robots rules from `store`; leases
+  // that were in flight when the process stopped go back to their queues
+  // with their attempt unchanged (the fetch result never arrived; it was not
+  // the URL's fault). Logs progress. `store`, `seen` and `clock` must outlive
+  // the core. Fails with InvalidArgument on bad options (e.g. a regex) and
+  // Corruption/IoError on unreadable state.
+  static Result<std::unique_ptr<CrawlCore>> Open(Store* store, SeenSet* seen,
+                                                 const CrawlOptions& options, Clock* clock);
+  ~CrawlCore();
+
+  // Adds URLs to crawl `crawl_id`: canonicalizes, applies scope and trap
+  // rules, deduplicates per crawl and queues new URLs atomically with their
+  // seen-set entry. `out` gets one result per request. A seen URL with
+  // refetch_at_ms is queued again for that time (recrawl) and reported
+  // kSeen. Errors: InvalidArgument for a bad crawl id; IoError if RocksDB
+  // fails (then nothing of the call is acknowledged).
+  Status Add(std::string_view crawl_id, std::span<const AddRequest> requests,
+             std::vector<AddResult>* out);
+
+  // Exact "was this URL added to this crawl?". InvalidArgument for a URL
+  // that does not canonicalize.
+  Result<bool> Seen(std::string_view crawl_id, std::string_view url);
+
+  // Leases up to `max` URLs to `worker`, round-robin over ready hosts (one
+  // URL per host per turn), from crawl `crawl_filter` or any crawl if empty.
+  // Appends to `out`; may append nothing. Pages the host's robots rules
+  // disallow are finished as robots-blocked instead of leased.
+  Status Lease(std::string_view worker, size_t max, std::string_view crawl_filter,
+               std::vector<LeasedUrl>* out);
+  // Earliest Clock time at which Lease could return something (now if
+  // something is ready; kNever if nothing is queued or everything waits on
+  // in-flight leases).
+  // With a crawl id, only that crawl's hosts count.
+  int64_t NextReadyMs(std::string_view crawl_filter = {});
+  // Called (outside the lock) whenever work may have become ready: new URLs,
+  // a finished lease, expiry, resume, host controls. Set before use.
+  void SetWorkCallback(std::function<void()> callback);
+  // Blocks up to `max_wait_ms` of real time or until work may be ready.
+  void WaitForWork(int64_t max_wait_ms);
+
+  // Closes a lease with its result. `known` = false (and OK) if the lease id
+  // is unknown, expired or of another worker: the report is ignored.
+  // InvalidArgument for a report that does not fit the lease kind.
+  Status Done(std::string_view worker, std::string_view lease_id, const DoneReport& report,
+              bool* known);
+  // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
+  // `known` as for Done.
+  Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
+  // Returns leases past their deadline to their queues (attempt+1; after
+  // max_attempts the URL fails with "lease expired N times"). Call
+  // periodically. `expired` (optional) gets the number handled.
+  Status ExpireLeases(size_t* expired = nullptr);
+
+  // Host controls, persisted and kept across restarts. `host` is a host name
+  // (mapped to its queue key per the host key mode); empty crawl = default.
+  Status SetHostDelay(std::string_view crawl, std::string_view host, int64_t delay_ms);
+  Status BlockHostUntil(std::string_view crawl, std::string_view host, int64_t unix_ms);
+  // n = 0 means unlimited; n < 0 returns to the configured default.
+  Status SetHostBudget(std::string_view crawl, std::string_view host, int64_t n);
+  // Replaces the host's robots.txt with `text` (parsed for our user agent);
+  // it never expires. Pages are checked against it from now on.
+  Status SetHostRobots(std::string_view crawl, std::string_view host, std::string_view text);
+  // Empty crawl = every crawl (and crawls created later).
+  Status Pause(std::string_view crawl);
+  Status Resume(std::string_view crawl);
+
+  // Counters of one crawl, or of all crawls for an empty id.
+  CrawlStats Stats(std::string_view crawl);
+  std::vector<std::string> Crawls();
+  // True when the crawl has seen URLs and nothing is queued or in flight.
+  bool Finished(std::string_view crawl);
+  // Hosts of a crawl (all crawls if empty) by queue size, largest first.
+  std::vector<HostInfo> ListHosts(std::string_view crawl, size_t top_n);
+
+ private:
+  CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, Clock* clock,
+            ScopeRules scope);
+
+  struct Prepared;  // one canonicalized request (crawl_add.cc)
+  struct LeaseInFlight {
+    LeaseRecord rec;
+    uint32_t host = 0;
+    int64_t deadline_ms = 0;
+  };
+  struct Waiting {  // heap entry
+    int64_t at_ms;
+    uint32_t host;
+    uint64_t gen;
+    bool operator>(const Waiting& o) const { return at_ms > o.at_ms; }
+  };
+  struct RingEntry {
+    uint32_t host;
+    uint64_t gen;
+  };
+
+  // crawl.cc: state, restore, persistence helpers.
+  Status Restore();
+  Status RestoreHosts();
+  Status RestoreLeases();
+  Status RestoreMeta();
+  CrawlState& CrawlFor(std::string_view id);
+  HostState& HostFor(CrawlState& crawl, const std::string& host_key, uint16_t partition);
+  Result<HostState*> HostByName(std::string_view crawl, std::string_view host);
+  uint16_t PartitionFor(std::string_view crawl, std::string_view host_key) const;
+  Status UpdateHost(std::string_view crawl, std::string_view host,
+                    const std::function<void(HostState&, rocksdb::WriteBatch*)>& f);
+  Status SetPaused(std::string_view crawl, bool paused);
+  void MarkDirty(HostState& h);
+  void FlushDirty(rocksdb::WriteBatch* batch);
+  Status Commit(rocksdb::WriteBatch* batch);
+  void PutCrawlStats(rocksdb::WriteBatch* batch, CrawlState& c);
+  uint64_t AllocSeq(rocksdb::WriteBatch* batch);
+  // After next_seq_ was advanced by hand: persists a limit past it.
+  void ReserveSeqs(rocksdb::WriteBatch* batch);
+  uint64_t AllocLeaseId(rocksdb::WriteBatch* batch);
+  void Notify();
+  bool Paused(const CrawlState& c) const { return paused_all_ || c.paused; }
+  void FillDerived(const CrawlState& c, int64_t now, CrawlStats* s);
+  bool FinishedLocked(const CrawlState& c);
+
+  // crawl_add.cc
+  void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
+  void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
+  Status ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
+
+  // host_sched.cc: per-host queue heads and placement.
+  int64_t DelayMs(const HostState& h) const;
+  // Earliest time the host could lease (kNever = not by time alone).
+  int64_t ReadyTime(const HostState& h, int64_t now) const;
+  void Reschedule(HostState& h, int64_t now);
+  void InsertHead(HostState& h, const std::string& key, const QueueItem& item);
+  Status RefillHeads(HostState& h);
+  Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
+
+  // lease.cc
+  void MoveDueToRing(int64_t now);
+  Status CommitPending(rocksdb::WriteBatch* batch);
+  Status LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
+                       rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out);
+  void StartLease(HostState& h, LeaseRecord rec, int64_t now, rocksdb::WriteBatch* batch,
+                  std::vector<LeasedUrl>* out);
+
+  // lease_done.cc
+  LeaseInFlight* FindLease(std::string_view worker, std::string_view lease_id,
+                           uint64_t* id);
+  void EndLease(uint64_t id, LeaseInFlight& l, rocksdb::WriteBatch* batch);
+  void FinishPage(HostState& h);
+  void DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                rocksdb::WriteBatch* batch);
+  void DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                  rocksdb::WriteBatch* batch, std::vector<std::string>* sitemaps);
+  void Requeue(HostState& h, QueueItem item, int64_t due_ms, rocksdb::WriteBatch* batch);
+  void Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
+             rocksdb::WriteBatch* batch);
+  void Fail(HostState& h, const QueueItem& item, const std::string& reason);
+  void SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
+                 std::shared_ptr<const RobotsRules> rules, rocksdb::WriteBatch* batch);
+
+  Store* const store_;
+  SeenSet* const seen_;
+  const CrawlOptions options_;
+  Clock* const clock_;
+  const ScopeRules scope_;
+
+  std::mutex mu_;
+  Status sticky_error_;  // a failed write: RAM may be ahead of disk
+  std::map<std::string, std::unique_ptr<CrawlState>, std::less<>> crawls_;
+  std::vector<std::unique_ptr<HostState>> hosts_;
+  std::unordered_map<std::string, uint32_t> host_index_;  // prefix -> id
+  std::vector<uint32_t> dirty_hosts_;
+  std::map<uint64_t, LeaseInFlight> leases_;
+  std::deque<RingEntry> ring_;
+  std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;
+  uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
+  uint64_t next_lease_ = 1, lease_limit_ = 1;
+  bool paused_all_ = false;
+  uint64_t batch_epoch_ = 1;  // bumped per commit of a Lease batch
+
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  uint64_t wake_epoch_ = 0;
+  std::function<void()> on_work_;
+};
+
+}  // namespace crawlfront

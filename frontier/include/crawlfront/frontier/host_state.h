@@ -1,0 +1,139 @@
+#pragma once
+// Internal records of the crawl core: queue entries, per-host state and their
+// RocksDB encodings. Used by crawl.h; not meant for other callers.
+//
+// Key layout (docs/scheduling.md):
+//   host prefix  = be16 partition | be16 len | crawl id | be16 len | host key
+//   kQueue  prefix 0x00 | be32 (INT32_MAX - priority) | be32 depth | be64 seq
+//             -> QueueItem          (ready entries, leased in key order)
+//   kQueue  prefix 0x01 | be64 due_ms | be64 seq
+//             -> QueueItem          (scheduled: retries and recrawls)
+//   kHost   prefix 'H' -> HostRecord;  prefix 'R' -> RobotsRecord
+//   kLease  be16 partition | be64 lease id -> LeaseRecord
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crawlfront/common/status.h"
+#include "crawlfront/worker/robots.h"
+
+namespace crawlfront {
+
+enum class LeaseKind : uint8_t { kPage = 0, kRobots = 1 };
+
+enum class RobotsState : uint8_t {
+  kNone = 0,  // never fetched (or expired): the next lease is robots.txt
+  kFetching,  // a robots lease is in flight: no page is leased
+  kOk,        // rules known until robots_expires_ms
+  kError,     // 5xx/429/unreachable: nothing leased until robots_expires_ms
+  kManual,    // set by an operator (FRONTIER.HOST ROBOTS): never expires
+};
+const char* RobotsStateName(RobotsState s);
+
+inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// kMeta keys of the crawl core.
+inline constexpr std::string_view kMetaSeq = "crawl.seq";             // next arrival seq
+inline constexpr std::string_view kMetaLeaseSeq = "crawl.lease_seq";  // next lease id
+inline constexpr std::string_view kMetaPausedAll = "crawl.paused_all";
+// "crawl.c.stats.<id>" -> counters, "crawl.c.paused.<id>" -> "1"/"0".
+inline constexpr std::string_view kMetaCrawlPrefix = "crawl.c.";
+
+// The seen-set host hash of a host key in a crawl: crawls other than
+// "default" hash "<crawl>\n<host key>" so their URLs never collide.
+uint64_t CrawlHostHash(std::string_view crawl, std::string_view host_key);
+
+
+// One queued URL (a value in kQueue, also the body of a lease record).
+struct QueueItem {
+  std::string url;
+  std::string parent;
+  uint32_t depth = 0;
+  uint32_t attempt = 1;  // 1 = first try
+  int32_t priority = 0;  // higher first
+  uint64_t seq = 0;      // arrival order, unique
+  int64_t due_ms = 0;    // scheduled entries only
+};
+
+std::string HostPrefix(uint16_t partition, std::string_view crawl, std::string_view host_key);
+// Splits a kHost/kQueue key into its parts; false if it is malformed.
+bool ParseHostPrefix(std::string_view key, uint16_t* partition, std::string* crawl,
+                     std::string* host_key, size_t* prefix_len);
+std::string ReadyKey(std::string_view prefix, const QueueItem& item);
+std::string ScheduledKey(std::string_view prefix, const QueueItem& item);
+std::string EncodeItem(const QueueItem& item);
+Status DecodeItem(std::string_view bytes, QueueItem* item);
+
+// Persisted per-host counters and operator controls.
+struct HostRecord {
+  int64_t delay_override_ms = -1;  // -1 = CrawlOptions::default_delay
+  int64_t blocked_until_ms = 0;
+  int64_t budget = -1;             // -1 = options, 0 = unlimited
+  uint64_t added = 0;              // URLs ever queued as new (budget use)
+  uint64_t queued = 0;             // ready entries in kQueue
+  uint64_t scheduled = 0;          // scheduled entries in kQueue
+  uint64_t done = 0;               // URLs that left the frontier
+  int64_t ready_at_ms = 0;         // politeness: no fetch start before this
+  int64_t last_response_ms = 0;
+};
+std::string EncodeHostRecord(const HostRecord& r);
+Status DecodeHostRecord(std::string_view bytes, HostRecord* r);
+
+struct RobotsRecord {
+  RobotsState state = RobotsState::kNone;
+  int64_t expires_ms = 0;
+  std::string rules;  // RobotsRules::Serialize()
+};
+std::string EncodeRobotsRecord(const RobotsRecord& r);
+Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
+
+// A lease in flight (kLease value): the item plus where it came from.
+struct LeaseRecord {
+  LeaseKind kind = LeaseKind::kPage;
+  std::string crawl;
+  std::string host_key;
+  std::string worker;
+  int64_t start_ms = 0;
+  QueueItem item;
+};
+std::string LeaseKey(uint16_t partition, uint64_t id);
+std::string EncodeLeaseRecord(const LeaseRecord& r);
+Status DecodeLeaseRecord(std::string_view bytes, LeaseRecord* r);
+
+// Fixed lists of integers (counters); decoding tolerates fewer values than
+// asked for (newer fields stay zero) so records can grow.
+std::string EncodeU64s(const std::vector<uint64_t>& values);
+Status DecodeU64s(std::string_view bytes, std::vector<uint64_t>* values);
+
+struct CrawlState;
+
+// RAM state of one host queue of one crawl. Holds counters and a few queue
+// heads, never the whole queue. Guarded by CrawlCore's mutex.
+struct HostState {
+  uint32_t id = 0;
+  CrawlState* crawl = nullptr;
+  std::string host_key;
+  uint16_t partition = 0;
+  std::string prefix;  // HostPrefix(partition, crawl, host_key)
+  HostRecord rec;
+  RobotsState robots_state = RobotsState::kNone;
+  int64_t robots_expires_ms = 0;
+  std::shared_ptr<const RobotsRules> robots;  // null = no rules
+  uint32_t inflight = 0;
+  int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
+  // The first heads.size() ready entries in key order (a prefix of the
+  // host's ready queue), with their keys.
+  std::vector<std::pair<std::string, QueueItem>> heads;
+  // Scheduler placement (see lease.cc): where the host's live entry is.
+  enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
+  int64_t place_ms = 0;
+  uint64_t gen = 0;
+  bool dirty = false;  // rec must be written with the current batch
+  uint64_t touched_epoch = 0;  // == CrawlCore::batch_epoch_: uncommitted queue writes
+};
+
+}  // namespace crawlfront

@@ -1,0 +1,386 @@
+// CrawlCore: opening, restoring state from RocksDB, persistence helpers and
+// host controls. Scheduling is in host_sched.cc and lease*.cc, adding in
+// crawl_add.cc, queries in crawl_stats.cc.
+
+#include "crawlfront/frontier/crawl.h"
+
+#include <spdlog/spdlog.h>
+
+namespace crawlfront {
+namespace {
+
+// Persisted CrawlStats fields, in storage order (append only).
+constexpr size_t kStatsFields = 12;
+
+std::vector<uint64_t> StatsToVector(const CrawlStats& s) {
+  return {s.urls_seen,   s.urls_done,   s.urls_failed, s.urls_disallowed,
+          s.urls_robots_blocked, s.urls_rejected, s.fetched_2xx, s.fetched_3xx,
+          s.fetched_4xx, s.fetched_5xx, s.leases_expired, s.robots_fetched};
+}
+
+void StatsFromVector(const std::vector<uint64_t>& v, CrawlStats* s) {
+  uint64_t* fields[kStatsFields] = {
+      &s->urls_seen,   &s->urls_done,   &s->urls_failed, &s->urls_disallowed,
+      &s->urls_robots_blocked, &s->urls_rejected, &s->fetched_2xx, &s->fetched_3xx,
+      &s->fetched_4xx, &s->fetched_5xx, &s->leases_expired, &s->robots_fetched};
+  for (size_t i = 0; i < kStatsFields && i < v.size(); ++i) *fields[i] = v[i];
+}
+
+}  // namespace
+
+uint64_t CrawlHostHash(std::string_view crawl, std::string_view host_key) {
+  if (crawl == kDefaultCrawl) return HostHash(host_key);
+  std::string s;
+  s.reserve(crawl.size() + 1 + host_key.size());
+  s.append(crawl).push_back('\n');
+  s.append(host_key);
+  return HostHash(s);
+}
+
+bool ValidCrawlId(std::string_view id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<std::unique_ptr<CrawlCore>> CrawlCore::Open(Store* store, SeenSet* seen,
+                                                   const CrawlOptions& options, Clock* clock) {
+  if (options.max_inflight_per_host == 0) {
+    return Status::InvalidArgument("max_inflight_per_host must be >= 1");
+  }
+  if (options.max_attempts == 0) return Status::InvalidArgument("max_attempts must be >= 1");
+  if (options.head_buffer == 0) return Status::InvalidArgument("head_buffer must be >= 1");
+  if (options.delay_factor < 0) return Status::InvalidArgument("delay_factor must be >= 0");
+  auto scope = ScopeRules::Compile(options);
+  if (!scope.ok()) return scope.status();
+  std::unique_ptr<CrawlCore> core(
+      new CrawlCore(store, seen, options, clock, std::move(scope).value()));
+  CRAWLFRONT_RETURN_IF_ERROR(core->Restore());
+  return core;
+}
+
+CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, Clock* clock,
+                     ScopeRules scope)
+    : store_(store), seen_(seen), options_(options), clock_(clock), scope_(std::move(scope)) {}
+
+CrawlCore::~CrawlCore() = default;
+
+Status CrawlCore::Restore() {
+  std::lock_guard lock(mu_);
+  CRAWLFRONT_RETURN_IF_ERROR(RestoreMeta());
+  CRAWLFRONT_RETURN_IF_ERROR(RestoreHosts());
+  CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases());
+  int64_t now = clock_->NowMs();
+  uint64_t queued = 0;
+  for (auto& h : hosts_) {
+    queued += h->rec.queued + h->rec.scheduled;
+    Reschedule(*h, now);
+  }
+  spdlog::info("crawl core: restored {} crawls, {} hosts, {} queued URLs", crawls_.size(),
+               hosts_.size(), queued);
+  return Status::Ok();
+}
+
+Status CrawlCore::RestoreMeta() {
+  auto seq = store_->GetMeta(kMetaSeq);
+  if (seq.ok() && seq->size() == 8) next_seq_ = seq_limit_ = ReadBe64(seq->data());
+  auto lease = store_->GetMeta(kMetaLeaseSeq);
+  if (lease.ok() && lease->size() == 8) next_lease_ = lease_limit_ = ReadBe64(lease->data());
+  auto paused = store_->GetMeta(kMetaPausedAll);
+  paused_all_ = paused.ok() && *paused == "1";
+
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kMeta)));
+  for (it->Seek(kMetaCrawlPrefix); it->Valid() && it->key().starts_with(kMetaCrawlPrefix);
+       it->Next()) {
+    std::string_view rest(it->key().data() + kMetaCrawlPrefix.size(),
+                          it->key().size() - kMetaCrawlPrefix.size());
+    size_t dot = rest.find('.');
+    if (dot == std::string_view::npos) continue;
+    std::string_view kind = rest.substr(0, dot), id = rest.substr(dot + 1);
+    if (!ValidCrawlId(id)) continue;
+    CrawlState& c = CrawlFor(id);
+    if (kind == "stats") {
+      std::vector<uint64_t> v(kStatsFields, 0);
+      CRAWLFRONT_RETURN_IF_ERROR(DecodeU64s(it->value().ToStringView(), &v));
+      StatsFromVector(v, &c.stats);
+    } else if (kind == "paused") {
+      c.paused = it->value().ToStringView() == "1";
+    }
+  }
+  return FromRocks(it->status());
+}
+
+Status CrawlCore::RestoreHosts() {
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kHost)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    uint16_t part;
+    std::string crawl, host_key;
+    size_t plen;
+    std::string_view key = it->key().ToStringView();
+    if (!ParseHostPrefix(key, &part, &crawl, &host_key, &plen) || key.size() != plen + 1) {
+      return Status::Corruption("bad host key");
+    }
+    HostState& h = HostFor(CrawlFor(crawl), host_key, part);
+    if (key.back() == 'H') {
+      CRAWLFRONT_RETURN_IF_ERROR(DecodeHostRecord(it->value().ToStringView(), &h.rec));
+      if (h.rec.scheduled > 0) h.sched_min_due = 0;  // found on first PromoteDue
+    } else if (key.back() == 'R') {
+      RobotsRecord r;
+      CRAWLFRONT_RETURN_IF_ERROR(DecodeRobotsRecord(it->value().ToStringView(), &r));
+      auto rules = RobotsRules::Deserialize(r.rules);
+      if (!rules.ok()) return rules.status();
+      h.robots_state = r.state;
+      h.robots_expires_ms = r.expires_ms;
+      h.robots = std::make_shared<const RobotsRules>(std::move(rules).value());
+    }
+  }
+  return FromRocks(it->status());
+}
+
+// Leases of a previous run go back to their queues unchanged (their results
+// can no longer be accepted: the lease ids are forgotten with the RAM state).
+Status CrawlCore::RestoreLeases() {
+  rocksdb::WriteBatch batch;
+  size_t n = 0;
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    LeaseRecord r;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeLeaseRecord(it->value().ToStringView(), &r));
+    if (it->key().size() != 10) return Status::Corruption("bad lease key");
+    uint16_t part = ReadBe16(it->key().data());
+    batch.Delete(store_->cf(Cf::kLease), it->key());
+    ++n;
+    HostState& h = HostFor(CrawlFor(r.crawl), r.host_key, part);
+    if (r.kind == LeaseKind::kPage) Requeue(h, std::move(r.item), 0, &batch);
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  if (n == 0) return Status::Ok();
+  spdlog::info("crawl core: re-queued {} leases of the previous run", n);
+  return Commit(&batch);
+}
+
+CrawlState& CrawlCore::CrawlFor(std::string_view id) {
+  auto it = crawls_.find(id);
+  if (it != crawls_.end()) return *it->second;
+  auto c = std::make_unique<CrawlState>();
+  c->id = std::string(id);
+  CrawlState& ref = *c;
+  crawls_.emplace(c->id, std::move(c));
+  return ref;
+}
+
+HostState& CrawlCore::HostFor(CrawlState& crawl, const std::string& host_key,
+                              uint16_t partition) {
+  std::string prefix = HostPrefix(partition, crawl.id, host_key);
+  auto it = host_index_.find(prefix);
+  if (it != host_index_.end()) return *hosts_[it->second];
+  auto h = std::make_unique<HostState>();
+  h->id = static_cast<uint32_t>(hosts_.size());
+  h->crawl = &crawl;
+  h->host_key = host_key;
+  h->partition = partition;
+  h->prefix = prefix;
+  if (!options_.respect_robots) h->robots_state = RobotsState::kOk;
+  host_index_.emplace(std::move(prefix), h->id);
+  crawl.hosts.push_back(h->id);
+  hosts_.push_back(std::move(h));
+  return *hosts_.back();
+}
+
+uint16_t CrawlCore::PartitionFor(std::string_view crawl, std::string_view host_key) const {
+  return static_cast<uint16_t>(seen_->PartitionOf(CrawlHostHash(crawl, host_key)));
+}
+
+Result<HostState*> CrawlCore::HostByName(std::string_view crawl, std::string_view host) {
+  if (crawl.empty()) crawl = kDefaultCrawl;
+  if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
+  if (host.empty() || host.find_first_of("/?#@ ") != std::string_view::npos) {
+    return Status::InvalidArgument("bad host name");
+  }
+  auto canon = Canonicalize("http://" + std::string(host) + "/", options_.url);
+  if (!canon.ok()) return Status::InvalidArgument("bad host name: " + canon.status().message());
+  CrawlState& c = CrawlFor(crawl);
+  return &HostFor(c, canon->host_key, PartitionFor(crawl, canon->host_key));
+}
+
+void CrawlCore::MarkDirty(HostState& h) {
+  if (h.dirty) return;
+  h.dirty = true;
+  dirty_hosts_.push_back(h.id);
+}
+
+void CrawlCore::FlushDirty(rocksdb::WriteBatch* batch) {
+  for (uint32_t id : dirty_hosts_) {
+    HostState& h = *hosts_[id];
+    h.dirty = false;
+    batch->Put(store_->cf(Cf::kHost), h.prefix + 'H', EncodeHostRecord(h.rec));
+    if (h.crawl->dirty) PutCrawlStats(batch, *h.crawl);
+  }
+  dirty_hosts_.clear();
+}
+
+void CrawlCore::PutCrawlStats(rocksdb::WriteBatch* batch, CrawlState& c) {
+  c.dirty = false;
+  batch->Put(store_->cf(Cf::kMeta), std::string(kMetaCrawlPrefix) + "stats." + c.id,
+             EncodeU64s(StatsToVector(c.stats)));
+}
+
+// Sequence numbers are reserved in blocks: the limit is persisted in the batch
+// that first uses a number past the old limit, and a restart continues at the
+// persisted limit, so no number is ever handed out twice.
+static uint64_t Alloc(uint64_t* next, uint64_t* limit, std::string_view key, Store* store,
+                      rocksdb::WriteBatch* batch) {
+  constexpr uint64_t kBlock = 1 << 16;
+  if (*next >= *limit) {
+    *limit = *next + kBlock;
+    std::string v;
+    AppendBe64(&v, *limit);
+    batch->Put(store->cf(Cf::kMeta), key, v);
+  }
+  return (*next)++;
+}
+
+void CrawlCore::ReserveSeqs(rocksdb::WriteBatch* batch) {
+  if (next_seq_ <= seq_limit_) return;  // every number used is below the limit
+  seq_limit_ = next_seq_ + (1 << 16);
+  std::string v;
+  AppendBe64(&v, seq_limit_);
+  batch->Put(store_->cf(Cf::kMeta), kMetaSeq, v);
+}
+
+uint64_t CrawlCore::AllocSeq(rocksdb::WriteBatch* batch) {
+  return Alloc(&next_seq_, &seq_limit_, kMetaSeq, store_, batch);
+}
+
+uint64_t CrawlCore::AllocLeaseId(rocksdb::WriteBatch* batch) {
+  return Alloc(&next_lease_, &lease_limit_, kMetaLeaseSeq, store_, batch);
+}
+
+// Flushes dirty records into `batch` and writes it. A failed write leaves RAM
+// ahead of disk, so every later call fails too (reopen to recover).
+Status CrawlCore::Commit(rocksdb::WriteBatch* batch) {
+  for (auto& [id, c] : crawls_) {
+    if (c->dirty) PutCrawlStats(batch, *c);
+  }
+  FlushDirty(batch);
+  if (batch->Count() == 0) return Status::Ok();
+  Status s = store_->Write(batch);
+  if (!s.ok()) {
+    spdlog::error("crawl core: write failed, refusing further work: {}", s.ToString());
+    sticky_error_ = s;
+  }
+  return s;
+}
+
+void CrawlCore::SetWorkCallback(std::function<void()> callback) {
+  std::lock_guard lock(wake_mu_);
+  on_work_ = std::move(callback);
+}
+
+void CrawlCore::Notify() {
+  std::function<void()> cb;
+  {
+    std::lock_guard lock(wake_mu_);
+    ++wake_epoch_;
+    cb = on_work_;
+  }
+  wake_cv_.notify_all();
+  if (cb) cb();
+}
+
+void CrawlCore::WaitForWork(int64_t max_wait_ms) {
+  std::unique_lock lock(wake_mu_);
+  uint64_t epoch = wake_epoch_;
+  wake_cv_.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(max_wait_ms, 0)),
+                    [&] { return wake_epoch_ != epoch; });
+}
+
+// ---- Host controls --------------------------------------------------------
+
+Status CrawlCore::UpdateHost(std::string_view crawl, std::string_view host,
+                             const std::function<void(HostState&, rocksdb::WriteBatch*)>& f) {
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    auto h = HostByName(crawl, host);
+    if (!h.ok()) return h.status();
+    rocksdb::WriteBatch batch;
+    f(**h, &batch);
+    MarkDirty(**h);
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    Reschedule(**h, clock_->NowMs());
+  }
+  Notify();
+  return Status::Ok();
+}
+
+Status CrawlCore::SetHostDelay(std::string_view crawl, std::string_view host, int64_t delay_ms) {
+  if (delay_ms < 0) return Status::InvalidArgument("delay must be >= 0");
+  int64_t now = clock_->NowMs();
+  return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch*) {
+    h.rec.delay_override_ms = delay_ms;
+    // A shorter delay applies at once; a longer one from the next fetch.
+    if (h.rec.ready_at_ms > now + delay_ms) h.rec.ready_at_ms = now + delay_ms;
+  });
+}
+
+Status CrawlCore::BlockHostUntil(std::string_view crawl, std::string_view host,
+                                 int64_t unix_ms) {
+  return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch*) {
+    h.rec.blocked_until_ms = unix_ms;
+  });
+}
+
+Status CrawlCore::SetHostBudget(std::string_view crawl, std::string_view host, int64_t n) {
+  return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch*) {
+    h.rec.budget = n < 0 ? -1 : n;
+  });
+}
+
+Status CrawlCore::SetHostRobots(std::string_view crawl, std::string_view host,
+                                std::string_view text) {
+  auto rules = std::make_shared<const RobotsRules>(ParseRobots(text, options_.user_agent));
+  return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch* batch) {
+    SetRobots(h, RobotsState::kManual, kNever, rules, batch);
+  });
+}
+
+Status CrawlCore::SetPaused(std::string_view crawl, bool paused) {
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    rocksdb::WriteBatch batch;
+    const char* v = paused ? "1" : "0";
+    if (crawl.empty()) {
+      paused_all_ = paused;
+      batch.Put(store_->cf(Cf::kMeta), kMetaPausedAll, v);
+      for (auto& [id, c] : crawls_) {
+        if (paused || !c->paused) continue;
+        c->paused = false;  // resuming everything resumes every crawl
+        batch.Put(store_->cf(Cf::kMeta), std::string(kMetaCrawlPrefix) + "paused." + id, v);
+      }
+    } else {
+      if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
+      CrawlFor(crawl).paused = paused;
+      batch.Put(store_->cf(Cf::kMeta), std::string(kMetaCrawlPrefix) + "paused." +
+                std::string(crawl), v);
+    }
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    int64_t now = clock_->NowMs();
+    for (auto& h : hosts_) Reschedule(*h, now);
+  }
+  Notify();
+  return Status::Ok();
+}
+
+Status CrawlCore::Pause(std::string_view crawl) { return SetPaused(crawl, true); }
+Status CrawlCore::Resume(std::string_view crawl) { return SetPaused(crawl, false); }
+
+}  // namespace crawlfront

@@ -1,0 +1,187 @@
+// CrawlCore::Add and Seen: canonicalize, scope and trap rules, per-crawl
+// dedup, queue entries committed with their seen-set entry.
+
+#include <algorithm>
+
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+SeenKey SeenKeyFor(std::string_view crawl, const CanonicalUrl& url) {
+  SeenKey k;
+  k.host_hash = CrawlHostHash(crawl, url.host_key);
+  if (crawl == kDefaultCrawl) {
+    k.fingerprint = FingerprintOf(url.spec);
+  } else {
+    std::string s;
+    s.reserve(crawl.size() + 1 + url.spec.size());
+    s.append(crawl).push_back('\n');
+    s.append(url.spec);
+    k.fingerprint = FingerprintOf(s);
+  }
+  return k;
+}
+
+}  // namespace
+
+struct CrawlCore::Prepared {
+  const AddRequest* req = nullptr;
+  std::string reason;  // non-empty: rejected
+  CanonicalUrl canon;
+  SeenKey key;
+  HostState* host = nullptr;
+};
+
+void CrawlCore::PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
+  p->req = &r;
+  auto canon = Canonicalize(r.url, options_.url);
+  if (!canon.ok()) {
+    p->reason = "bad url: " + canon.status().message();
+    return;
+  }
+  p->canon = std::move(canon).value();
+  if (auto why = scope_.Check(p->canon, r.depth)) {
+    p->reason = std::move(*why);
+    return;
+  }
+  p->key = SeenKeyFor(crawl_id, p->canon);
+}
+
+// Budget left for new URLs of `h` (UINT64_MAX = unlimited).
+static uint64_t BudgetLeft(const HostState& h, uint64_t default_budget) {
+  uint64_t limit = h.rec.budget >= 0 ? static_cast<uint64_t>(h.rec.budget) : default_budget;
+  if (limit == 0) return UINT64_MAX;
+  return limit > h.rec.added ? limit - h.rec.added : 0;
+}
+
+void CrawlCore::QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch) {
+  if (item.seq == 0) item.seq = AllocSeq(batch);
+  int64_t now = clock_->NowMs();
+  if (item.due_ms > now) {
+    batch->Put(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, item), EncodeItem(item));
+    ++h.rec.scheduled;
+    h.sched_min_due = std::min(h.sched_min_due, item.due_ms);
+  } else {
+    item.due_ms = 0;
+    std::string key = ReadyKey(h.prefix, item);
+    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
+    InsertHead(h, key, item);
+    ++h.rec.queued;
+  }
+}
+
+Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> requests,
+                      std::vector<AddResult>* out) {
+  if (crawl_id.empty()) crawl_id = kDefaultCrawl;
+  if (!ValidCrawlId(crawl_id)) return Status::InvalidArgument("bad crawl id");
+  out->assign(requests.size(), AddResult{});
+  std::vector<Prepared> preps(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) PrepareOne(crawl_id, requests[i], &preps[i]);
+
+  bool any_new = false;
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CrawlState& crawl = CrawlFor(crawl_id);
+    std::vector<size_t> cand;  // indexes of requests that reach the seen-set
+    std::vector<SeenKey> keys;
+    for (size_t i = 0; i < preps.size(); ++i) {
+      Prepared& p = preps[i];
+      if (!p.reason.empty()) continue;
+      p.host = &HostFor(crawl, p.canon.host_key, PartitionFor(crawl_id, p.canon.host_key));
+      // An exhausted host rejects before the seen-set, so raising its budget
+      // later lets the same URLs in.
+      if (BudgetLeft(*p.host, options_.max_urls_per_host) == 0 && p.req->refetch_at_ms <= 0) {
+        p.reason = "host budget exhausted";
+        continue;
+      }
+      cand.push_back(i);
+      keys.push_back(p.key);
+    }
+    // Arrival numbers follow request order (the seen-set calls back in its
+    // own order); numbers of URLs that turn out seen are simply unused.
+    uint64_t first_seq = next_seq_;
+    next_seq_ += cand.size();
+    std::vector<SeenResult> seen;
+    Status s = seen_->InsertIfNew(keys, &seen, [&](size_t k, rocksdb::WriteBatch& batch) {
+      Prepared& p = preps[cand[k]];
+      HostState& h = *p.host;
+      if (BudgetLeft(h, options_.max_urls_per_host) == 0) {
+        // Over budget within this batch: remembered as seen, not queued.
+        p.reason = "host budget exhausted";
+        return;
+      }
+      QueueItem item;
+      item.url = p.canon.spec;
+      item.parent = p.req->parent;
+      item.depth = p.req->depth;
+      item.priority = p.req->priority;
+      item.due_ms = p.req->refetch_at_ms;
+      item.seq = first_seq + k;
+      ReserveSeqs(&batch);
+      QueueNew(h, std::move(item), &batch);
+      ++h.rec.added;
+      ++crawl.stats.urls_seen;
+      // The host record and counters ride in the same atomic batch.
+      batch.Put(store_->cf(Cf::kHost), h.prefix + 'H', EncodeHostRecord(h.rec));
+      PutCrawlStats(&batch, crawl);
+    });
+    if (!s.ok()) {
+      sticky_error_ = s;  // RAM counters already moved
+      return s;
+    }
+    for (size_t k = 0; k < cand.size(); ++k) {
+      Prepared& p = preps[cand[k]];
+      if (!p.reason.empty()) continue;
+      (*out)[cand[k]].kind =
+          seen[k] == SeenResult::kNew ? AddResult::Kind::kNew : AddResult::Kind::kSeen;
+      any_new |= seen[k] == SeenResult::kNew;
+    }
+    for (size_t i = 0; i < preps.size(); ++i) {
+      if (preps[i].reason.empty()) continue;
+      (*out)[i].reason = preps[i].reason;
+      ++crawl.stats.urls_rejected;
+      crawl.dirty = true;
+    }
+    CRAWLFRONT_RETURN_IF_ERROR(ScheduleRefetch(preps, out));
+    rocksdb::WriteBatch batch;
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));  // counters and stats
+    int64_t now = clock_->NowMs();
+    for (const Prepared& p : preps) {
+      if (p.host) Reschedule(*p.host, now);
+    }
+  }
+  if (any_new) Notify();
+  return Status::Ok();
+}
+
+// Seen URLs with a refetch time are queued again (a recrawl), as scheduled
+// entries. REQUIRES: mu_ held; the caller commits.
+Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
+  rocksdb::WriteBatch batch;
+  for (size_t i = 0; i < preps.size(); ++i) {
+    Prepared& p = preps[i];
+    if ((*out)[i].kind != AddResult::Kind::kSeen || p.req->refetch_at_ms <= 0) continue;
+    QueueItem item;
+    item.url = p.canon.spec;
+    item.parent = p.req->parent;
+    item.depth = p.req->depth;
+    item.priority = p.req->priority;
+    item.due_ms = p.req->refetch_at_ms;
+    QueueNew(*p.host, std::move(item), &batch);
+    MarkDirty(*p.host);
+  }
+  if (batch.Count() == 0) return Status::Ok();
+  return Commit(&batch);
+}
+
+Result<bool> CrawlCore::Seen(std::string_view crawl_id, std::string_view url) {
+  if (crawl_id.empty()) crawl_id = kDefaultCrawl;
+  if (!ValidCrawlId(crawl_id)) return Status::InvalidArgument("bad crawl id");
+  auto canon = Canonicalize(url, options_.url);
+  if (!canon.ok()) return Status::InvalidArgument("bad url: " + canon.status().message());
+  return seen_->Contains(SeenKeyFor(crawl_id, *canon));
+}
+
+}  // namespace crawlfront

@@ -1,0 +1,154 @@
+// Adding URLs: dedup, reject reasons, crawl ids, budgets, recrawls, stats.
+
+#include "crawlfront/frontier/crawl.h"
+
+#include <gtest/gtest.h>
+
+#include "crawl_test_util.h"
+
+namespace crawlfront {
+namespace {
+
+using Kind = AddResult::Kind;
+
+class CrawlAddTest : public CrawlFixture {};
+
+TEST_F(CrawlAddTest, ReportsNewSeenAndRejectReasons) {
+  CrawlOptions o = TestOptions();
+  o.deny_regexes = {"/private/"};
+  o.deny_host_suffixes = {"bad.test"};
+  Open(o);
+  struct Case {
+    std::string url;
+    Kind kind;
+    std::string reason_part;
+  };
+  const std::vector<Case> cases = {
+      {"http://a.test/x", Kind::kNew, ""},
+      {"HTTP://A.TEST:80/x#frag", Kind::kSeen, ""},  // same canonical URL
+      {"http://a.test/y", Kind::kNew, ""},
+      {"ftp://a.test/", Kind::kRejected, "bad url"},
+      {"not a url", Kind::kRejected, "bad url"},
+      {"http://a.test/private/1", Kind::kRejected, "denied by pattern"},
+      {"http://www.bad.test/", Kind::kRejected, "host denied"},
+      {"http://a.test/" + std::string(1100, 'x'), Kind::kRejected, "url too long"},
+      {"http://a.test/s/s/s/s", Kind::kRejected, "repeated path segment"},
+  };
+  for (const auto& c : cases) {
+    auto r = AddUrls({c.url});
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].kind, c.kind) << c.url;
+    EXPECT_NE(r[0].reason.find(c.reason_part), std::string::npos)
+        << c.url << " reason: " << r[0].reason;
+  }
+  CrawlStats s = core_->Stats("");
+  EXPECT_EQ(s.urls_seen, 2u);
+  EXPECT_EQ(s.urls_queued, 2u);
+  EXPECT_EQ(s.urls_rejected, 6u);
+  EXPECT_EQ(s.hosts, 1u);
+}
+
+TEST_F(CrawlAddTest, DuplicatesWithinOneCallCountOnce) {
+  Open();
+  auto r = AddUrls({"http://a.test/1", "http://a.test/1", "http://a.test/2"});
+  EXPECT_EQ(r[0].kind, Kind::kNew);
+  EXPECT_EQ(r[1].kind, Kind::kSeen);
+  EXPECT_EQ(r[2].kind, Kind::kNew);
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u);
+}
+
+TEST_F(CrawlAddTest, CrawlIdsAreIsolated) {
+  Open(NoRobotsOptions());
+  EXPECT_EQ(AddUrls({"http://a.test/1"})[0].kind, Kind::kNew);
+  EXPECT_EQ(AddUrls({"http://a.test/1"}, "c2")[0].kind, Kind::kNew);
+  EXPECT_EQ(AddUrls({"http://a.test/1"}, "c2")[0].kind, Kind::kSeen);
+  EXPECT_EQ(AddUrls({"http://a.test/2"}, "c2")[0].kind, Kind::kNew);
+  EXPECT_TRUE(*core_->Seen("c2", "http://a.test/2"));
+  EXPECT_FALSE(*core_->Seen("default", "http://a.test/2"));
+  EXPECT_TRUE(*core_->Seen("", "http://a.test/1"));
+  EXPECT_EQ(core_->Stats("default").urls_seen, 1u);
+  EXPECT_EQ(core_->Stats("c2").urls_seen, 2u);
+  EXPECT_EQ(core_->Stats("").urls_seen, 3u);
+  // A filtered lease only returns that crawl's URLs.
+  auto leases = LeaseN(10, "w1", "c2");
+  ASSERT_EQ(leases.size(), 1u);  // one host, inflight 1
+  EXPECT_EQ(leases[0].crawl, "c2");
+  std::vector<AddResult> out;
+  EXPECT_FALSE(core_->Add("bad crawl!", std::vector<AddRequest>{}, &out).ok());
+}
+
+TEST_F(CrawlAddTest, HostBudgetRejectsBeyondLimit) {
+  CrawlOptions o = TestOptions();
+  o.max_urls_per_host = 3;
+  Open(o);
+  auto r = AddUrls({"http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4",
+                    "http://b.test/1"});
+  // Which URL of one call exceeds the budget is unspecified; the count is not.
+  int new_a = 0, rejected_a = 0;
+  for (int i = 0; i < 4; ++i) {
+    new_a += r[i].kind == Kind::kNew;
+    if (r[i].kind == Kind::kRejected) {
+      ++rejected_a;
+      EXPECT_EQ(r[i].reason, "host budget exhausted");
+    }
+  }
+  EXPECT_EQ(new_a, 3);
+  EXPECT_EQ(rejected_a, 1);
+  EXPECT_EQ(r[4].kind, Kind::kNew);
+  r = AddUrls({"http://a.test/5"});
+  EXPECT_EQ(r[0].reason, "host budget exhausted");
+  ASSERT_TRUE(core_->SetHostBudget("", "a.test", 0).ok());  // unlimited
+  EXPECT_EQ(AddUrls({"http://a.test/5"})[0].kind, Kind::kNew);
+}
+
+TEST_F(CrawlAddTest, RefetchRequeuesKnownUrlAtItsTime) {
+  Open(NoRobotsOptions());
+  AddUrls({"http://a.test/1"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(Done(l[0], Fetched()));
+  EXPECT_TRUE(core_->Finished(""));
+  std::vector<AddRequest> req{AddRequest{"http://a.test/1", 0, 0, "", clock_.NowMs() + 5000}};
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("", req, &out).ok());
+  EXPECT_EQ(out[0].kind, Kind::kSeen);
+  EXPECT_FALSE(core_->Finished(""));
+  EXPECT_TRUE(LeaseN(1).empty());
+  EXPECT_EQ(core_->NextReadyMs(), clock_.NowMs() + 5000);
+  clock_.Advance(5000);
+  l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "http://a.test/1");
+}
+
+TEST_F(CrawlAddTest, LinksGetDepthPlusOneAndMaxDepthApplies) {
+  CrawlOptions o = NoRobotsOptions();
+  o.max_depth = 1;
+  Open(o);
+  AddUrls({"http://a.test/"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(Done(l[0], Fetched(200, {"http://a.test/child", "http://b.test/x"})));
+  l = LeaseN(10);
+  ASSERT_EQ(l.size(), 2u);  // one per host
+  for (auto& x : l) {
+    EXPECT_EQ(x.depth, 1u);
+    EXPECT_TRUE(Done(x, Fetched(200, {"http://c.test/too-deep"})));
+  }
+  EXPECT_EQ(core_->Stats("").urls_rejected, 2u);  // depth 2 > max_depth 1
+  EXPECT_TRUE(core_->Finished(""));
+  EXPECT_EQ(core_->Stats("").fetched_2xx, 3u);
+}
+
+TEST_F(CrawlAddTest, WorkCallbackFiresOnNewUrls) {
+  Open();
+  int calls = 0;
+  core_->SetWorkCallback([&] { ++calls; });
+  AddUrls({"http://a.test/1"});
+  EXPECT_EQ(calls, 1);
+  AddUrls({"http://a.test/1"});  // nothing new
+  EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace crawlfront

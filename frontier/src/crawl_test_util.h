@@ -1,0 +1,123 @@
+#pragma once
+// Shared fixture of the crawl core tests: a real Store and SeenSet in a temp
+// directory and a ManualClock.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "crawlfront/common/clock.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+
+class CrawlTempDir {
+ public:
+  CrawlTempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("crawl_test." + std::to_string(getpid()) + "." + std::to_string(counter_++));
+    std::filesystem::remove_all(path_);
+  }
+  ~CrawlTempDir() { std::filesystem::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+inline CrawlOptions TestOptions() {
+  CrawlOptions o;
+  o.default_delay = std::chrono::milliseconds(100);
+  o.lease_timeout = std::chrono::milliseconds(10'000);
+  o.retry_backoff_base = std::chrono::milliseconds(1'000);
+  return o;
+}
+
+// Opens store, seen-set and core; Reopen() closes and opens them again.
+class CrawlFixture : public ::testing::Test {
+ protected:
+  void Open(const CrawlOptions& o = TestOptions()) {
+    options_ = o;
+    auto store = Store::Open(dir_.path(), StoreOptions{});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    SeenSetOptions so;
+    so.partitions = 16;
+    so.expected_urls = 1 << 14;
+    so.snapshot_interval = std::chrono::milliseconds(0);
+    auto seen = SeenSet::Open(store_.get(), so);
+    ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+    seen_ = std::move(seen).value();
+    auto core = CrawlCore::Open(store_.get(), seen_.get(), o, &clock_);
+    ASSERT_TRUE(core.ok()) << core.status().ToString();
+    core_ = std::move(core).value();
+  }
+  void Close() {
+    core_.reset();
+    seen_.reset();
+    store_.reset();
+  }
+  void Reopen() {
+    Close();
+    Open(options_);
+  }
+
+  std::vector<AddResult> AddUrls(const std::vector<std::string>& urls,
+                                 std::string_view crawl = kDefaultCrawl, uint32_t depth = 0) {
+    std::vector<AddRequest> reqs;
+    for (const auto& u : urls) reqs.push_back(AddRequest{u, depth, 0, "", 0});
+    std::vector<AddResult> out;
+    Status s = core_->Add(crawl, reqs, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+  std::vector<LeasedUrl> LeaseN(size_t n, std::string_view worker = "w1",
+                                std::string_view crawl = "") {
+    std::vector<LeasedUrl> out;
+    Status s = core_->Lease(worker, n, crawl, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+  bool Done(const LeasedUrl& l, DoneReport r, std::string_view worker = "w1") {
+    bool known = false;
+    Status s = core_->Done(worker, l.lease_id, r, &known);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return known;
+  }
+  static DoneReport Fetched(int status = 200, std::vector<std::string> links = {}) {
+    DoneReport r;
+    r.outcome = DoneOutcome::kFetched;
+    r.http_status = status;
+    r.links = std::move(links);
+    return r;
+  }
+  static DoneReport RobotsBody(std::string body, int status = 200) {
+    DoneReport r;
+    r.outcome = DoneOutcome::kRobots;
+    r.http_status = status;
+    r.body = std::move(body);
+    return r;
+  }
+
+  CrawlTempDir dir_;
+  ManualClock clock_;
+  CrawlOptions options_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<SeenSet> seen_;
+  std::unique_ptr<CrawlCore> core_;
+};
+
+inline CrawlOptions NoRobotsOptions(int64_t delay_ms = 0) {
+  CrawlOptions o = TestOptions();
+  o.respect_robots = false;
+  o.default_delay = std::chrono::milliseconds(delay_ms);
+  return o;
+}
+
+}  // namespace crawlfront

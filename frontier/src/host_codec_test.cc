@@ -1,0 +1,68 @@
+#include "crawlfront/frontier/host_state.h"
+
+#include <gtest/gtest.h>
+
+namespace crawlfront {
+namespace {
+
+TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
+  QueueItem item{"http://a.test/x", "http://a.test/", 3, 2, -7, 42, 1234};
+  LeaseRecord lr{LeaseKind::kRobots, "c2", "a.test", "worker-1", 99, item};
+  std::string enc = EncodeLeaseRecord(lr);
+  LeaseRecord back;
+  ASSERT_TRUE(DecodeLeaseRecord(enc, &back).ok());
+  EXPECT_EQ(back.kind, lr.kind);
+  EXPECT_EQ(back.crawl, "c2");
+  EXPECT_EQ(back.worker, "worker-1");
+  EXPECT_EQ(back.item.url, item.url);
+  EXPECT_EQ(back.item.priority, -7);
+  EXPECT_EQ(back.item.due_ms, 1234);
+  for (size_t cut = 0; cut < enc.size(); ++cut) {
+    EXPECT_FALSE(DecodeLeaseRecord(enc.substr(0, cut), &back).ok()) << cut;
+  }
+  HostRecord h;
+  h.delay_override_ms = 5;
+  h.budget = -1;
+  h.queued = 7;
+  h.ready_at_ms = 1'700'000'000'000;
+  HostRecord hb;
+  ASSERT_TRUE(DecodeHostRecord(EncodeHostRecord(h), &hb).ok());
+  EXPECT_EQ(hb.delay_override_ms, 5);
+  EXPECT_EQ(hb.budget, -1);
+  EXPECT_EQ(hb.queued, 7u);
+  EXPECT_EQ(hb.ready_at_ms, h.ready_at_ms);
+  EXPECT_FALSE(DecodeHostRecord("xyz", &hb).ok());
+  RobotsRecord rr{RobotsState::kError, 77, "rules"}, rb;
+  ASSERT_TRUE(DecodeRobotsRecord(EncodeRobotsRecord(rr), &rb).ok());
+  EXPECT_EQ(rb.state, RobotsState::kError);
+  EXPECT_EQ(rb.rules, "rules");
+  EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + EncodeRobotsRecord(rr).substr(1), &rb).ok());
+}
+
+TEST(HostCodecTest, QueueKeysSortByPriorityDepthArrival) {
+  std::string p = HostPrefix(3, "default", "a.test");
+  auto key = [&](int32_t prio, uint32_t depth, uint64_t seq) {
+    QueueItem i;
+    i.priority = prio;
+    i.depth = depth;
+    i.seq = seq;
+    return ReadyKey(p, i);
+  };
+  EXPECT_LT(key(5, 9, 9), key(0, 0, 0));
+  EXPECT_LT(key(0, 0, 0), key(-5, 0, 0));
+  EXPECT_LT(key(INT32_MAX, 0, 0), key(INT32_MIN, 0, 0));
+  EXPECT_LT(key(0, 1, 9), key(0, 2, 0));
+  EXPECT_LT(key(0, 1, 1), key(0, 1, 2));
+  uint16_t part;
+  std::string crawl, host;
+  size_t len;
+  ASSERT_TRUE(ParseHostPrefix(key(0, 0, 0), &part, &crawl, &host, &len));
+  EXPECT_EQ(part, 3);
+  EXPECT_EQ(crawl, "default");
+  EXPECT_EQ(host, "a.test");
+  EXPECT_EQ(len, p.size());
+  EXPECT_FALSE(ParseHostPrefix(p.substr(0, 5), &part, &crawl, &host, &len));
+}
+
+}  // namespace
+}  // namespace crawlfront

@@ -1,0 +1,123 @@
+// Per-host scheduling state: the politeness delay, when a host may lease
+// next, where it sits in the scheduler (ring of ready hosts or time heap),
+// and the small RAM buffer of queue heads. All REQUIRE mu_ held.
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+
+int64_t CrawlCore::DelayMs(const HostState& h) const {
+  int64_t delay = h.rec.delay_override_ms >= 0 ? h.rec.delay_override_ms
+                                               : options_.default_delay.count();
+  if (h.robots && h.robots->crawl_delay()) {
+    // Clamp absurd Crawl-delays (days) to one day so the host stays crawlable.
+    double cd = std::min(*h.robots->crawl_delay(), 86400.0);
+    delay = std::max(delay, static_cast<int64_t>(cd * 1000));
+  }
+  if (options_.delay_factor > 0) {
+    delay = std::max(delay, static_cast<int64_t>(options_.delay_factor *
+                                                 static_cast<double>(h.rec.last_response_ms)));
+  }
+  return delay;
+}
+
+int64_t CrawlCore::ReadyTime(const HostState& h, int64_t now) const {
+  bool has_ready = h.rec.queued > 0, has_sched = h.rec.scheduled > 0;
+  if (!has_ready && !has_sched) return kNever;
+  if (Paused(*h.crawl) || h.robots_state == RobotsState::kFetching) return kNever;
+  if (h.inflight >= options_.max_inflight_per_host) return kNever;
+  int64_t t = std::max(h.rec.ready_at_ms, h.rec.blocked_until_ms);
+  if (h.robots_state == RobotsState::kError) t = std::max(t, h.robots_expires_ms);
+  if (!has_ready) t = std::max(t, h.sched_min_due);
+  (void)now;
+  return t;
+}
+
+void CrawlCore::Reschedule(HostState& h, int64_t now) {
+  int64_t t = ReadyTime(h, now);
+  using Place = HostState::Place;
+  Place want = t == kNever ? Place::kNone : (t <= now ? Place::kRing : Place::kHeap);
+  if (want == h.place && (want != Place::kHeap || h.place_ms == t)) return;
+  ++h.gen;  // invalidates the host's older ring/heap entries
+  h.place = want;
+  h.place_ms = t;
+  if (want == Place::kRing) ring_.push_back({h.id, h.gen});
+  if (want == Place::kHeap) waiting_.push({t, h.id, h.gen});
+}
+
+void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item) {
+  // heads is a prefix of the ready queue: a new entry belongs in it if the
+  // buffer holds the whole queue or the entry sorts before its last element.
+  bool holds_all = h.heads.size() == h.rec.queued;
+  if (!holds_all && (h.heads.empty() || !(key < h.heads.back().first))) return;
+  auto pos = std::lower_bound(h.heads.begin(), h.heads.end(), key,
+                              [](const auto& e, const std::string& k) { return e.first < k; });
+  h.heads.insert(pos, {key, item});
+  if (h.heads.size() > options_.head_buffer) h.heads.pop_back();
+}
+
+// REQUIRES: everything written for `h` is committed (this reads RocksDB).
+Status CrawlCore::RefillHeads(HostState& h) {
+  h.heads.clear();
+  std::string begin = h.prefix + '\0', end = h.prefix + '\1';
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
+  for (it->Seek(begin); it->Valid() && h.heads.size() < options_.head_buffer; it->Next()) {
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
+    h.heads.emplace_back(it->key().ToString(), std::move(item));
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  if (h.heads.empty() && h.rec.queued > 0) {
+    // Counter ahead of the queue (should not happen): trust the queue.
+    spdlog::warn("crawl core: host {} counted {} queued, found none", h.host_key, h.rec.queued);
+    h.rec.queued = 0;
+    MarkDirty(h);
+  }
+  return Status::Ok();
+}
+
+// Moves scheduled entries that are due into the ready queue (at most a
+// bounded number per call). REQUIRES: everything for `h` committed.
+Status CrawlCore::PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch) {
+  if (h.rec.scheduled == 0 || h.sched_min_due > now) return Status::Ok();
+  std::string begin = h.prefix + '\1', end = h.prefix + '\2';
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
+  h.sched_min_due = kNever;
+  size_t moved = 0;
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
+    if (item.due_ms > now || moved == 1024) {
+      h.sched_min_due = item.due_ms;
+      break;
+    }
+    batch->Delete(store_->cf(Cf::kQueue), it->key());
+    item.due_ms = 0;
+    std::string key = ReadyKey(h.prefix, item);
+    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
+    InsertHead(h, key, item);
+    ++h.rec.queued;
+    if (h.rec.scheduled > 0) --h.rec.scheduled;
+    ++moved;
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  if (h.sched_min_due == kNever && h.rec.scheduled > 0) {
+    spdlog::warn("crawl core: host {} counted {} scheduled, found none", h.host_key,
+                 h.rec.scheduled);
+    h.rec.scheduled = 0;
+  }
+  MarkDirty(h);
+  return Status::Ok();
+}
+
+}  // namespace crawlfront

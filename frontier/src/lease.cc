@@ -1,0 +1,202 @@
+// CrawlCore::Lease: round-robin over ready hosts, robots.txt first, pages in
+// (priority, depth, arrival) order, politeness from the lease time.
+
+#include <algorithm>
+#include <cstdio>
+
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+// "http://host:port/robots.txt" for the origin of `url`.
+std::string RobotsUrlOf(std::string_view url) {
+  size_t scheme = url.find("://");
+  size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", start);
+  return std::string(url.substr(0, end)) + "/robots.txt";
+}
+
+std::string FormatLeaseId(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "L%016llx", static_cast<unsigned long long>(id));
+  return buf;
+}
+
+bool NeedsRobots(const HostState& h, int64_t now) {
+  switch (h.robots_state) {
+    case RobotsState::kNone: return true;
+    case RobotsState::kOk:
+    case RobotsState::kError: return now >= h.robots_expires_ms;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool ParseLeaseId(std::string_view s, uint64_t* id) {
+  if (s.size() != 17 || s[0] != 'L') return false;
+  uint64_t v = 0;
+  for (char c : s.substr(1)) {
+    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *id = v;
+  return true;
+}
+
+void CrawlCore::MoveDueToRing(int64_t now) {
+  while (!waiting_.empty() && waiting_.top().at_ms <= now) {
+    Waiting w = waiting_.top();
+    waiting_.pop();
+    HostState& h = *hosts_[w.host];
+    if (w.gen != h.gen || h.place != HostState::Place::kHeap) continue;  // stale
+    h.place = HostState::Place::kRing;
+    ring_.push_back({h.id, h.gen});
+  }
+}
+
+Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view crawl_filter,
+                        std::vector<LeasedUrl>* out) {
+  if (worker.empty() || worker.size() > 256) return Status::InvalidArgument("bad worker id");
+  size_t before = out->size();
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    int64_t now = clock_->NowMs();
+    MoveDueToRing(now);
+    rocksdb::WriteBatch batch;
+    std::vector<RingEntry> skipped;  // hosts of other crawls keep their turn
+    // Each visit leases at most one URL from one host, so a host returns to
+    // the back of the ring and every ready host gets a turn (fairness).
+    size_t visits = 0, limit = ring_.size() + 2 * max + 16;
+    while (out->size() - before < max && !ring_.empty() && visits++ < limit) {
+      RingEntry e = ring_.front();
+      ring_.pop_front();
+      HostState& h = *hosts_[e.host];
+      if (e.gen != h.gen || h.place != HostState::Place::kRing) continue;
+      if (!crawl_filter.empty() && h.crawl->id != crawl_filter) {
+        skipped.push_back(e);
+        continue;
+      }
+      h.place = HostState::Place::kNone;
+      Status s = LeaseFromHost(h, worker, now, &batch, out);
+      if (!s.ok()) {
+        sticky_error_ = s;
+        return s;
+      }
+      Reschedule(h, now);
+    }
+    for (auto it = skipped.rbegin(); it != skipped.rend(); ++it) ring_.push_front(*it);
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    ++batch_epoch_;
+  }
+  return Status::Ok();
+}
+
+// Commits what `batch` holds so far, so that RocksDB reads see it.
+Status CrawlCore::CommitPending(rocksdb::WriteBatch* batch) {
+  if (batch->Count() == 0 && dirty_hosts_.empty()) return Status::Ok();
+  CRAWLFRONT_RETURN_IF_ERROR(Commit(batch));
+  batch->Clear();
+  ++batch_epoch_;
+  return Status::Ok();
+}
+
+// Leases one URL of `h` if it is ready: its robots.txt if the rules are
+// missing or stale, else the first allowed page. Disallowed pages met on the
+// way are finished as robots-blocked (a bounded number per call).
+Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
+                                rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
+  if (ReadyTime(h, now) > now) return Status::Ok();
+  // RocksDB reads of this host's queue must see its pending writes: commit
+  // first if the batch touched it (other hosts' writes do not matter).
+  auto sync = [&]() -> Status {
+    return h.touched_epoch == batch_epoch_ ? CommitPending(batch) : Status::Ok();
+  };
+  if (h.rec.scheduled > 0 && h.sched_min_due <= now) {
+    CRAWLFRONT_RETURN_IF_ERROR(sync());
+    CRAWLFRONT_RETURN_IF_ERROR(PromoteDue(h, now, batch));
+    h.touched_epoch = batch_epoch_;
+  }
+  for (int step = 0; step < 256; ++step) {
+    if (h.heads.empty()) {
+      if (h.rec.queued == 0) return Status::Ok();
+      CRAWLFRONT_RETURN_IF_ERROR(sync());
+      CRAWLFRONT_RETURN_IF_ERROR(RefillHeads(h));
+      if (h.heads.empty()) return Status::Ok();
+    }
+    if (options_.respect_robots && NeedsRobots(h, now)) {
+      LeaseRecord rec{LeaseKind::kRobots, h.crawl->id, h.host_key, std::string(worker), now, {}};
+      rec.item.url = RobotsUrlOf(h.heads.front().second.url);
+      h.robots_state = RobotsState::kFetching;
+      StartLease(h, std::move(rec), now, batch, out);
+      return Status::Ok();
+    }
+    auto [key, item] = std::move(h.heads.front());
+    h.heads.erase(h.heads.begin());
+    batch->Delete(store_->cf(Cf::kQueue), key);
+    h.touched_epoch = batch_epoch_;
+    --h.rec.queued;
+    MarkDirty(h);
+    if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {
+      ++h.crawl->stats.urls_robots_blocked;
+      FinishPage(h);
+      continue;
+    }
+    StartLease(h, LeaseRecord{LeaseKind::kPage, h.crawl->id, h.host_key, std::string(worker),
+                              now, std::move(item)},
+               now, batch, out);
+    return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+void CrawlCore::StartLease(HostState& h, LeaseRecord rec, int64_t now,
+                           rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
+  uint64_t id = AllocLeaseId(batch);
+  batch->Put(store_->cf(Cf::kLease), LeaseKey(h.partition, id), EncodeLeaseRecord(rec));
+  ++h.inflight;
+  // Politeness counts from the fetch start; Done may push it further.
+  h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, now + DelayMs(h));
+  MarkDirty(h);
+  LeasedUrl l;
+  l.lease_id = FormatLeaseId(id);
+  l.url = rec.item.url;
+  l.depth = rec.item.depth;
+  l.attempt = rec.item.attempt;
+  l.kind = rec.kind;
+  l.crawl = rec.crawl;
+  l.deadline_ms = now + options_.lease_timeout.count();
+  out->push_back(std::move(l));
+  leases_.emplace(id, LeaseInFlight{std::move(rec), h.id, now + options_.lease_timeout.count()});
+}
+
+int64_t CrawlCore::NextReadyMs(std::string_view crawl_filter) {
+  std::lock_guard lock(mu_);
+  int64_t now = clock_->NowMs();
+  if (!crawl_filter.empty()) {
+    auto it = crawls_.find(crawl_filter);
+    if (it == crawls_.end()) return kNever;
+    int64_t best = kNever;
+    for (uint32_t id : it->second->hosts) best = std::min(best, ReadyTime(*hosts_[id], now));
+    return best == kNever ? kNever : std::max(best, now);
+  }
+  MoveDueToRing(now);
+  while (!ring_.empty()) {
+    const RingEntry& e = ring_.front();
+    const HostState& h = *hosts_[e.host];
+    if (e.gen == h.gen && h.place == HostState::Place::kRing) return now;
+    ring_.pop_front();
+  }
+  while (!waiting_.empty()) {
+    const Waiting& w = waiting_.top();
+    const HostState& h = *hosts_[w.host];
+    if (w.gen == h.gen && h.place == HostState::Place::kHeap) return w.at_ms;
+    waiting_.pop();
+  }
+  return kNever;
+}
+
+}  // namespace crawlfront

@@ -1,0 +1,245 @@
+// CrawlCore::Done, Renew and ExpireLeases: closing leases, retries with
+// backoff, failures, robots.txt results.
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+
+bool ParseLeaseId(std::string_view s, uint64_t* id);  // lease.cc
+
+namespace {
+
+bool RobotsFetchIsError(int status) {
+  return status < 200 || status >= 500 || status == 429;
+}
+
+}  // namespace
+
+CrawlCore::LeaseInFlight* CrawlCore::FindLease(std::string_view worker,
+                                               std::string_view lease_id, uint64_t* id) {
+  if (!ParseLeaseId(lease_id, id)) return nullptr;
+  auto it = leases_.find(*id);
+  if (it == leases_.end() || it->second.rec.worker != worker) return nullptr;
+  return &it->second;
+}
+
+void CrawlCore::EndLease(uint64_t id, LeaseInFlight& l, rocksdb::WriteBatch* batch) {
+  HostState& h = *hosts_[l.host];
+  batch->Delete(store_->cf(Cf::kLease), LeaseKey(h.partition, id));
+  if (h.inflight > 0) --h.inflight;
+  MarkDirty(h);
+  leases_.erase(id);
+}
+
+void CrawlCore::FinishPage(HostState& h) {
+  ++h.rec.done;
+  ++h.crawl->stats.urls_done;
+  h.crawl->dirty = true;
+  MarkDirty(h);
+}
+
+void CrawlCore::Fail(HostState& h, const QueueItem& item, const std::string& reason) {
+  spdlog::debug("crawl core: {} failed: {}", item.url, reason);
+  ++h.crawl->stats.urls_failed;
+  FinishPage(h);
+}
+
+void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
+                        rocksdb::WriteBatch* batch) {
+  if (due_ms > 0) {
+    item.due_ms = due_ms;
+    batch->Put(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, item), EncodeItem(item));
+    ++h.rec.scheduled;
+    h.sched_min_due = std::min(h.sched_min_due, due_ms);
+  } else {
+    item.due_ms = 0;  // same order key as before: it keeps its place
+    std::string key = ReadyKey(h.prefix, item);
+    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
+    InsertHead(h, key, item);
+    ++h.rec.queued;
+  }
+  MarkDirty(h);
+}
+
+void CrawlCore::Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                      rocksdb::WriteBatch* batch) {
+  HostState& h = *hosts_[l.host];
+  QueueItem item = l.rec.item;
+  if (item.attempt >= options_.max_attempts) {
+    Fail(h, item, "max attempts (" + std::to_string(options_.max_attempts) +
+                      ") reached: " + (report.reason.empty() ? "retry" : report.reason));
+    return;
+  }
+  int shift = static_cast<int>(std::min<uint32_t>(item.attempt - 1, 30));
+  int64_t backoff = std::min<int64_t>(options_.retry_backoff_base.count() << shift,
+                                      options_.retry_backoff_max.count());
+  int64_t due = now + std::max(DelayMs(h), backoff);
+  if (report.retry_delay_ms > 0) {
+    due = std::max(due, now + report.retry_delay_ms);
+    // The server asked the whole host to slow down.
+    if (report.http_status == 429 || report.http_status == 503) {
+      h.rec.blocked_until_ms = std::max(h.rec.blocked_until_ms, now + report.retry_delay_ms);
+    }
+  }
+  ++item.attempt;
+  Requeue(h, std::move(item), due, batch);
+}
+
+void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                         rocksdb::WriteBatch* batch) {
+  HostState& h = *hosts_[l.host];
+  CrawlStats& st = h.crawl->stats;
+  switch (report.outcome) {
+    case DoneOutcome::kFetched: {
+      int cls = report.http_status / 100;
+      if (cls == 2) ++st.fetched_2xx;
+      if (cls == 3) ++st.fetched_3xx;
+      if (cls == 4) ++st.fetched_4xx;
+      if (cls == 5) ++st.fetched_5xx;
+      h.rec.last_response_ms = std::max<int64_t>(report.fetch_ms, 0);
+      // delay_factor x this response time, counted from the fetch start.
+      h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, l.rec.start_ms + DelayMs(h));
+      FinishPage(h);
+      break;
+    }
+    case DoneOutcome::kRetry: Retry(l, report, now, batch); break;
+    case DoneOutcome::kFailed:
+      Fail(h, l.rec.item, report.reason.empty() ? "failed" : report.reason);
+      break;
+    case DoneOutcome::kDisallowed:
+      ++st.urls_disallowed;
+      FinishPage(h);
+      break;
+    case DoneOutcome::kRobots: break;  // rejected by Done
+  }
+  h.crawl->dirty = true;
+}
+
+void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
+                          std::shared_ptr<const RobotsRules> rules, rocksdb::WriteBatch* batch) {
+  h.robots_state = state;
+  h.robots_expires_ms = expires_ms;
+  h.robots = std::move(rules);
+  RobotsRecord r{state, expires_ms, h.robots ? h.robots->Serialize() : RobotsRules().Serialize()};
+  batch->Put(store_->cf(Cf::kHost), h.prefix + 'R', EncodeRobotsRecord(r));
+}
+
+void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                           rocksdb::WriteBatch* batch, std::vector<std::string>* sitemaps) {
+  HostState& h = *hosts_[l.host];
+  ++h.crawl->stats.robots_fetched;
+  h.crawl->dirty = true;
+  h.rec.last_response_ms = std::max<int64_t>(report.fetch_ms, 0);
+  bool got_response =
+      report.outcome == DoneOutcome::kRobots || report.outcome == DoneOutcome::kFetched;
+  int status = got_response ? report.http_status : 0;
+  if (h.robots_state == RobotsState::kManual) return;  // the operator's rules win
+  auto rules = std::make_shared<const RobotsRules>(
+      ForFetchOutcome(status, report.body, options_.user_agent));
+  if (RobotsFetchIsError(status)) {
+    SetRobots(h, RobotsState::kError, now + options_.robots_error_retry.count(), rules, batch);
+    return;
+  }
+  *sitemaps = rules->sitemaps();
+  SetRobots(h, RobotsState::kOk, now + options_.robots_ttl.count(), std::move(rules), batch);
+}
+
+Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
+                       const DoneReport& report, bool* known) {
+  *known = false;
+  std::vector<AddRequest> links;
+  std::string crawl;
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    int64_t now = clock_->NowMs();
+    uint64_t id;
+    LeaseInFlight* l = FindLease(worker, lease_id, &id);
+    if (!l || now > l->deadline_ms) return Status::Ok();  // ExpireLeases re-queues it
+    bool robots = l->rec.kind == LeaseKind::kRobots;
+    if (!robots && report.outcome == DoneOutcome::kRobots) {
+      return Status::InvalidArgument("outcome robots for a page lease");
+    }
+    rocksdb::WriteBatch batch;
+    HostState& h = *hosts_[l->host];
+    std::vector<std::string> urls;
+    if (robots) {
+      DoneRobots(*l, report, now, &batch, &urls);
+    } else {
+      DonePage(*l, report, now, &batch);
+      if (report.outcome == DoneOutcome::kFetched) urls = report.links;
+    }
+    crawl = l->rec.crawl;
+    for (auto& u : urls) {
+      links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});
+    }
+    EndLease(id, *l, &batch);
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    Reschedule(h, now);
+    *known = true;
+  }
+  if (!links.empty()) {
+    std::vector<AddResult> results;
+    CRAWLFRONT_RETURN_IF_ERROR(Add(crawl, links, &results));
+  }
+  Notify();
+  return Status::Ok();
+}
+
+Status CrawlCore::Renew(std::string_view worker, std::string_view lease_id, int64_t ms,
+                        bool* known) {
+  std::lock_guard lock(mu_);
+  *known = false;
+  int64_t now = clock_->NowMs();
+  uint64_t id;
+  LeaseInFlight* l = FindLease(worker, lease_id, &id);
+  if (!l || now > l->deadline_ms) return Status::Ok();
+  l->deadline_ms = now + (ms > 0 ? ms : options_.lease_timeout.count());
+  *known = true;
+  return Status::Ok();
+}
+
+Status CrawlCore::ExpireLeases(size_t* expired) {
+  size_t n = 0;
+  {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    int64_t now = clock_->NowMs();
+    rocksdb::WriteBatch batch;
+    std::vector<uint32_t> touched;
+    for (auto it = leases_.begin(); it != leases_.end();) {
+      auto next = std::next(it);
+      LeaseInFlight& l = it->second;
+      if (l.deadline_ms < now) {
+        HostState& h = *hosts_[l.host];
+        ++h.crawl->stats.leases_expired;
+        h.crawl->dirty = true;
+        if (l.rec.kind == LeaseKind::kRobots) {
+          h.robots_state = RobotsState::kNone;  // lease robots.txt again
+        } else if (l.rec.item.attempt >= options_.max_attempts) {
+          Fail(h, l.rec.item,
+               "lease expired " + std::to_string(l.rec.item.attempt) + " times");
+        } else {
+          QueueItem item = l.rec.item;
+          ++item.attempt;
+          Requeue(h, std::move(item), 0, &batch);
+        }
+        touched.push_back(l.host);
+        EndLease(it->first, l, &batch);
+        ++n;
+      }
+      it = next;
+    }
+    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    for (uint32_t id : touched) Reschedule(*hosts_[id], now);
+  }
+  if (expired) *expired = n;
+  if (n > 0) Notify();
+  return Status::Ok();
+}
+
+}  // namespace crawlfront

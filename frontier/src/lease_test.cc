@@ -1,0 +1,340 @@
+// Leasing: robots first, politeness, inflight limits, fairness, expiry,
+// retries, Finished().
+
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+class LeaseTest : public CrawlFixture {};
+
+TEST_F(LeaseTest, RobotsLeaseComesFirstThenPages) {
+  Open();
+  AddUrls({"http://a.test/1", "http://a.test/2"});
+  auto l = LeaseN(10);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].kind, LeaseKind::kRobots);
+  EXPECT_EQ(l[0].url, "http://a.test/robots.txt");
+  clock_.Advance(1000);
+  EXPECT_TRUE(LeaseN(10).empty()) << "no page before the robots result";
+  EXPECT_TRUE(Done(l[0], RobotsBody("User-agent: *\nDisallow:\n")));
+  auto pages = LeaseN(10);
+  ASSERT_EQ(pages.size(), 1u);
+  EXPECT_EQ(pages[0].kind, LeaseKind::kPage);
+  EXPECT_EQ(pages[0].url, "http://a.test/1");
+  EXPECT_EQ(pages[0].attempt, 1u);
+  EXPECT_EQ(core_->ListHosts("", 10)[0].robots_state, "ok");
+}
+
+TEST_F(LeaseTest, DisallowedPagesAreNeverLeasedAndCounted) {
+  CrawlOptions o = TestOptions();
+  o.default_delay = std::chrono::milliseconds(0);
+  Open(o);
+  AddUrls({"http://a.test/private/1", "http://a.test/ok", "http://a.test/private/2",
+           "http://a.test/ok2"});
+  auto r = LeaseN(1);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(Done(r[0], RobotsBody("User-agent: crawlfront\nDisallow: /private/\n")));
+  std::set<std::string> leased;
+  for (int i = 0; i < 10; ++i) {
+    for (auto& l : LeaseN(10)) {
+      leased.insert(l.url);
+      EXPECT_TRUE(Done(l, Fetched()));
+    }
+  }
+  EXPECT_EQ(leased, (std::set<std::string>{"http://a.test/ok", "http://a.test/ok2"}));
+  CrawlStats s = core_->Stats("");
+  EXPECT_EQ(s.urls_robots_blocked, 2u);
+  EXPECT_EQ(s.urls_done, 4u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+TEST_F(LeaseTest, UnreachableRobotsHoldsPagesUntilRetry) {
+  CrawlOptions o = TestOptions();
+  o.robots_error_retry = std::chrono::milliseconds(60'000);
+  Open(o);
+  AddUrls({"http://a.test/1"});
+  auto r = LeaseN(1);
+  EXPECT_TRUE(Done(r[0], RobotsBody("", 503)));
+  clock_.Advance(30'000);
+  EXPECT_TRUE(LeaseN(5).empty());
+  EXPECT_EQ(core_->Stats("").urls_queued, 1u) << "pages wait, they are not dropped";
+  clock_.Advance(30'000);
+  r = LeaseN(5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, LeaseKind::kRobots);
+  EXPECT_TRUE(Done(r[0], RobotsBody("", 404)));  // 4xx: allow all
+  clock_.Advance(1000);
+  r = LeaseN(5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].url, "http://a.test/1");
+}
+
+// Simulated crawl of several hosts: lease times of one host are never closer
+// than its delay (configured, robots Crawl-delay, or operator override).
+TEST_F(LeaseTest, PolitenessDelaysHoldOverASimulatedCrawl) {
+  CrawlOptions o = TestOptions();
+  o.default_delay = std::chrono::milliseconds(200);
+  Open(o);
+  std::vector<std::string> urls;
+  for (const char* h : {"a.test", "b.test", "c.test"}) {
+    for (int i = 0; i < 20; ++i) urls.push_back("http://" + std::string(h) + "/" + std::to_string(i));
+  }
+  AddUrls(urls);
+  ASSERT_TRUE(core_->SetHostDelay("", "c.test", 350).ok());
+  const std::map<std::string, int64_t> want = {
+      {"a.test", 200}, {"b.test", 1500}, {"c.test", 350}};
+  std::map<std::string, std::vector<int64_t>> times;
+  size_t done = 0;
+  for (int step = 0; step < 20'000 && done < urls.size(); ++step) {
+    for (auto& l : LeaseN(10)) {
+      std::string host = l.url.substr(7, 6);
+      if (l.kind == LeaseKind::kRobots) {
+        EXPECT_TRUE(Done(l, RobotsBody(host == "b.test" ? "User-agent: *\nCrawl-delay: 1.5\n" : "")));
+      } else {
+        times[host].push_back(clock_.NowMs());
+        EXPECT_TRUE(Done(l, Fetched()));
+        ++done;
+      }
+    }
+    clock_.Advance(7);
+  }
+  EXPECT_EQ(done, urls.size());
+  for (const auto& [host, t] : times) {
+    ASSERT_EQ(t.size(), 20u) << host;
+    for (size_t i = 1; i < t.size(); ++i) {
+      EXPECT_GE(t[i] - t[i - 1], want.at(host)) << host << " fetch " << i;
+    }
+  }
+}
+
+TEST_F(LeaseTest, DelayFactorUsesResponseTime) {
+  CrawlOptions o = NoRobotsOptions(10);
+  o.delay_factor = 2.0;
+  Open(o);
+  AddUrls({"http://a.test/1", "http://a.test/2"});
+  auto l = LeaseN(1);
+  int64_t start = clock_.NowMs();
+  clock_.Advance(300);
+  DoneReport r = Fetched();
+  r.fetch_ms = 300;
+  EXPECT_TRUE(Done(l[0], r));
+  EXPECT_EQ(core_->NextReadyMs(), start + 600);
+  clock_.Set(start + 599);
+  EXPECT_TRUE(LeaseN(1).empty());
+  clock_.Set(start + 600);
+  EXPECT_EQ(LeaseN(1).size(), 1u);
+}
+
+TEST_F(LeaseTest, MaxInflightPerHostHoldsOverManyLeaseCalls) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.max_inflight_per_host = 2;
+  Open(o);
+  std::vector<std::string> urls;
+  for (int i = 0; i < 30; ++i) urls.push_back("http://a.test/" + std::to_string(i));
+  for (int i = 0; i < 30; ++i) urls.push_back("http://b.test/" + std::to_string(i));
+  AddUrls(urls);
+  std::vector<LeasedUrl> open;
+  size_t done = 0;
+  for (int round = 0; round < 200 && done < urls.size(); ++round) {
+    for (int call = 0; call < 5; ++call) {
+      for (auto& l : LeaseN(7)) open.push_back(l);
+    }
+    std::map<std::string, int> per_host;
+    for (auto& l : open) ++per_host[l.url.substr(7, 6)];
+    for (auto& [h, n] : per_host) EXPECT_LE(n, 2) << h;
+    if (!open.empty()) {  // finish the oldest one
+      EXPECT_TRUE(Done(open.front(), Fetched()));
+      open.erase(open.begin());
+      ++done;
+    }
+  }
+  EXPECT_EQ(done, urls.size());
+}
+
+TEST_F(LeaseTest, SmallHostIsNotStarvedByBigHost) {
+  Open(NoRobotsOptions(0));
+  std::vector<std::string> urls;
+  for (int i = 0; i < 1000; ++i) urls.push_back("http://big.test/" + std::to_string(i));
+  for (int i = 0; i < 10; ++i) urls.push_back("http://small.test/" + std::to_string(i));
+  AddUrls(urls);
+  int small_done = 0, leases = 0;
+  while (small_done < 10 && leases < 1010) {
+    auto l = LeaseN(1);
+    ASSERT_EQ(l.size(), 1u);
+    ++leases;
+    if (l[0].url.find("small.test") != std::string::npos) ++small_done;
+    EXPECT_TRUE(Done(l[0], Fetched()));
+  }
+  EXPECT_EQ(small_done, 10);
+  EXPECT_LE(leases, 21) << "round-robin alternates the two hosts";
+}
+
+TEST_F(LeaseTest, PriorityThenDepthThenArrivalWithinHost) {
+  Open(NoRobotsOptions(0));
+  std::vector<AddRequest> reqs = {
+      {"http://a.test/first-low", 0, 0, "", 0}, {"http://a.test/deep-high", 2, 5, "", 0},
+      {"http://a.test/shallow-high", 1, 5, "", 0}, {"http://a.test/second-low", 0, 0, "", 0}};
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("", reqs, &out).ok());
+  std::vector<std::string> order;
+  for (int i = 0; i < 4; ++i) {
+    auto l = LeaseN(1);
+    ASSERT_EQ(l.size(), 1u);
+    order.push_back(l[0].url.substr(14));
+    EXPECT_TRUE(Done(l[0], Fetched()));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"shallow-high", "deep-high", "first-low",
+                                             "second-low"}));
+}
+
+TEST_F(LeaseTest, ExpiredLeaseIsRedeliveredWithNextAttempt) {
+  Open(NoRobotsOptions(0));
+  AddUrls({"http://a.test/1"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  clock_.Advance(5'000);
+  bool known = false;
+  ASSERT_TRUE(core_->Renew("w1", l[0].lease_id, 8'000, &known).ok());
+  EXPECT_TRUE(known);
+  clock_.Advance(7'000);  // within the renewed deadline
+  size_t expired = 99;
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 0u);
+  clock_.Advance(1'001);
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 1u);
+  EXPECT_FALSE(Done(l[0], Fetched())) << "expired lease is unknown";
+  auto again = LeaseN(1, "w2");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].url, "http://a.test/1");
+  EXPECT_EQ(again[0].attempt, 2u);
+  EXPECT_NE(again[0].lease_id, l[0].lease_id);
+  EXPECT_EQ(core_->Stats("").leases_expired, 1u);
+}
+
+TEST_F(LeaseTest, LeaseExpiringMaxAttemptsTimesFails) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.max_attempts = 2;
+  Open(o);
+  AddUrls({"http://a.test/1"});
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(LeaseN(1).size(), 1u);
+    clock_.Advance(o.lease_timeout.count() + 1);
+    ASSERT_TRUE(core_->ExpireLeases().ok());
+  }
+  EXPECT_TRUE(LeaseN(1).empty());
+  EXPECT_EQ(core_->Stats("").urls_failed, 1u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+TEST_F(LeaseTest, RetryBacksOffThenFailsAfterMaxAttempts) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.max_attempts = 3;
+  o.retry_backoff_base = std::chrono::milliseconds(1'000);
+  Open(o);
+  AddUrls({"http://a.test/1"});
+  int64_t backoff = 1'000;
+  for (uint32_t attempt = 1; attempt <= 2; ++attempt) {
+    auto l = LeaseN(1);
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].attempt, attempt);
+    DoneReport r;
+    r.outcome = DoneOutcome::kRetry;
+    r.reason = "timeout";
+    EXPECT_TRUE(Done(l[0], r));
+    clock_.Advance(backoff - 1);
+    EXPECT_TRUE(LeaseN(1).empty()) << "attempt " << attempt;
+    clock_.Advance(1);
+    backoff *= 2;
+  }
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 3u);
+  DoneReport r;
+  r.outcome = DoneOutcome::kRetry;
+  EXPECT_TRUE(Done(l[0], r));
+  EXPECT_EQ(core_->Stats("").urls_failed, 1u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+TEST_F(LeaseTest, Status429WithDelayBlocksWholeHost) {
+  Open(NoRobotsOptions(0));
+  AddUrls({"http://a.test/1", "http://a.test/2", "http://b.test/1"});
+  auto l = LeaseN(2);
+  ASSERT_EQ(l.size(), 2u);
+  const LeasedUrl& a = l[0].url.find("a.test") != std::string::npos ? l[0] : l[1];
+  DoneReport r;
+  r.outcome = DoneOutcome::kRetry;
+  r.http_status = 429;
+  r.retry_delay_ms = 30'000;
+  EXPECT_TRUE(Done(a, r));
+  clock_.Advance(29'999);
+  EXPECT_TRUE(LeaseN(5).empty()) << "a.test blocked, b.test in flight";
+  EXPECT_EQ(core_->ListHosts("", 1)[0].blocked_until_ms, clock_.NowMs() + 1);
+  clock_.Advance(1);
+  auto next = LeaseN(5);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].url, "http://a.test/1");
+}
+
+TEST_F(LeaseTest, DoneRemovesAndUnknownLeasesAreIgnored) {
+  Open(NoRobotsOptions(0));
+  AddUrls({"http://a.test/1"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_FALSE(Done(l[0], Fetched(), "other-worker"));
+  bool known = true;
+  ASSERT_TRUE(core_->Done("w1", "nonsense", Fetched(), &known).ok());
+  EXPECT_FALSE(known);
+  EXPECT_FALSE(core_->Done("w1", l[0].lease_id, RobotsBody(""), &known).ok())
+      << "robots outcome for a page lease is malformed";
+  EXPECT_TRUE(Done(l[0], Fetched()));
+  EXPECT_FALSE(Done(l[0], Fetched())) << "closed twice";
+  EXPECT_EQ(core_->Stats("").urls_done, 1u);
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u);
+}
+
+TEST_F(LeaseTest, FinishedTurnsTrueExactlyWhenAllWorkIsDone) {
+  Open();
+  EXPECT_FALSE(core_->Finished(""));
+  AddUrls({"http://a.test/1", "http://b.test/1"});
+  size_t handled = 0;
+  for (int step = 0; step < 1000 && !core_->Finished(""); ++step) {
+    EXPECT_LT(handled, 4u) << "finished must turn true right after the last done";
+    for (auto& l : LeaseN(1)) {
+      EXPECT_FALSE(core_->Finished(""));
+      EXPECT_TRUE(Done(l, l.kind == LeaseKind::kRobots ? RobotsBody("") : Fetched()));
+      ++handled;
+    }
+    clock_.Advance(50);
+  }
+  EXPECT_EQ(handled, 4u);  // 2 robots + 2 pages
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+TEST_F(LeaseTest, PauseStopsLeasingAndResumeRestarts) {
+  Open(NoRobotsOptions(0));
+  AddUrls({"http://a.test/1"});
+  AddUrls({"http://a.test/1"}, "c2");
+  ASSERT_TRUE(core_->Pause("c2").ok());
+  auto l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].crawl, "default");
+  ASSERT_TRUE(core_->Pause("").ok());
+  EXPECT_TRUE(Done(l[0], Fetched()));
+  AddUrls({"http://a.test/2"});
+  EXPECT_TRUE(LeaseN(5).empty());
+  EXPECT_EQ(core_->NextReadyMs(), kNever);
+  ASSERT_TRUE(core_->Resume("").ok());
+  EXPECT_EQ(LeaseN(5).size(), 2u);
+}
+
+}  // namespace
+}  // namespace crawlfront

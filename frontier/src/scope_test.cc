@@ -1,0 +1,69 @@
+#include "crawlfront/frontier/crawl_scope.h"
+
+#include <gtest/gtest.h>
+
+namespace crawlfront {
+namespace {
+
+TEST(ScopeTest, RulesGiveTheirReason) {
+  CrawlOptions o;
+  o.max_depth = 3;
+  o.allow_host_suffixes = {".example.com", "Other.ORG"};
+  o.deny_host_suffixes = {"bad.example.com"};
+  o.deny_regexes = {"[?&]sort=", "\\.pdf$"};
+  o.max_query_params = 2;
+  o.max_path_depth = 4;
+  o.max_repeated_path_segments = 2;
+  o.max_url_length = 60;
+  auto rules = ScopeRules::Compile(o);
+  ASSERT_TRUE(rules.ok());
+  struct Case {
+    std::string url;
+    uint32_t depth;
+    std::string reason;  // empty = accepted
+  };
+  const std::vector<Case> cases = {
+      {"http://example.com/a", 0, ""},
+      {"http://www.example.com/a", 3, ""},
+      {"http://www.example.com/a", 4, "max depth exceeded"},
+      {"http://other.org/", 0, ""},
+      {"http://notexample.com/", 0, "host not in scope"},
+      {"http://x.bad.example.com/", 0, "host denied"},
+      {"http://example.com/list?sort=asc", 0, "denied by pattern"},
+      {"http://example.com/doc.pdf", 0, "denied by pattern"},
+      {"http://example.com/?a=1&b=2", 0, ""},
+      {"http://example.com/?a=1&b=2&c=3", 0, "too many query parameters"},
+      {"http://example.com/1/2/3/4", 0, ""},
+      {"http://example.com/1/2/3/4/5", 0, "path too deep"},
+      {"http://example.com/a/b/a/b", 0, ""},
+      {"http://example.com/a/b/a/a", 0, "repeated path segment"},
+      {"http://example.com/" + std::string(50, 'z'), 0, "url too long"},
+  };
+  for (const auto& c : cases) {
+    auto canon = Canonicalize(c.url);
+    ASSERT_TRUE(canon.ok()) << c.url;
+    auto why = rules->Check(*canon, c.depth);
+    EXPECT_EQ(why.value_or(""), c.reason) << c.url;
+  }
+}
+
+TEST(ScopeTest, BadRegexFailsCompile) {
+  CrawlOptions o;
+  o.deny_regexes = {"(unclosed"};
+  auto rules = ScopeRules::Compile(o);
+  ASSERT_FALSE(rules.ok());
+  EXPECT_NE(rules.status().message().find("(unclosed"), std::string::npos);
+}
+
+TEST(ScopeTest, HelpersSplitUrls) {
+  EXPECT_TRUE(HostUnderSuffix("a.b.com", "b.com"));
+  EXPECT_TRUE(HostUnderSuffix("b.com", "b.com"));
+  EXPECT_FALSE(HostUnderSuffix("ab.com", "b.com"));
+  EXPECT_FALSE(HostUnderSuffix("b.com", ""));
+  EXPECT_EQ(PathAndQuery("http://h/a/b?x=1#f"), "/a/b?x=1");
+  EXPECT_EQ(PathAndQuery("http://h:8080"), "/");
+  EXPECT_EQ(PathAndQuery("http://h?q"), "?q");
+}
+
+}  // namespace
+}  // namespace crawlfront
