@@ -141,9 +141,18 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
   auto rules = std::make_shared<const RobotsRules>(
       ForFetchOutcome(status, report.body, options_.user_agent));
   if (RobotsFetchIsError(status)) {
-    SetRobots(h, RobotsState::kError, now + options_.robots_error_retry.count(), rules, batch);
+    // RFC 9309: a server error means complete disallow. Pages wait for a
+    // retry; after max_attempts failures in a row the host's queued pages
+    // are dropped as robots-blocked, so a crawl can finish.
+    if (++h.robots_errors < options_.max_attempts) {
+      SetRobots(h, RobotsState::kError, now + options_.robots_error_retry.count(), rules,
+                batch);
+    } else {
+      SetRobots(h, RobotsState::kOk, now + options_.robots_error_retry.count(), rules, batch);
+    }
     return;
   }
+  h.robots_errors = 0;
   *sitemaps = rules->sitemaps();
   SetRobots(h, RobotsState::kOk, now + options_.robots_ttl.count(), std::move(rules), batch);
 }

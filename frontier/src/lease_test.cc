@@ -76,6 +76,27 @@ TEST_F(LeaseTest, UnreachableRobotsHoldsPagesUntilRetry) {
   EXPECT_EQ(r[0].url, "http://a.test/1");
 }
 
+TEST_F(LeaseTest, RobotsFailingMaxAttemptsTimesBlocksThePages) {
+  CrawlOptions o = TestOptions();
+  o.robots_error_retry = std::chrono::milliseconds(1000);
+  o.max_attempts = 3;
+  Open(o);
+  AddUrls({"http://a.test/1", "http://a.test/2"});
+  for (uint32_t attempt = 1; attempt <= o.max_attempts; ++attempt) {
+    auto r = LeaseN(5);
+    ASSERT_EQ(r.size(), 1u) << "attempt " << attempt;
+    EXPECT_EQ(r[0].kind, LeaseKind::kRobots);
+    EXPECT_TRUE(Done(r[0], RobotsBody("", 500)));
+    EXPECT_EQ(core_->Stats("").urls_robots_blocked, 0u) << "pages wait between retries";
+    clock_.Advance(1000);
+  }
+  EXPECT_TRUE(LeaseN(5).empty()) << "robots given up: every page is disallowed";
+  CrawlStats s = core_->Stats("");
+  EXPECT_EQ(s.urls_robots_blocked, 2u);
+  EXPECT_EQ(s.urls_queued, 0u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
 // Simulated crawl of several hosts: lease times of one host are never closer
 // than its delay (configured, robots Crawl-delay, or operator override).
 TEST_F(LeaseTest, PolitenessDelaysHoldOverASimulatedCrawl) {

@@ -123,6 +123,7 @@ struct HostState {
   RobotsState robots_state = RobotsState::kNone;
   int64_t robots_expires_ms = 0;
   std::shared_ptr<const RobotsRules> robots;  // null = no rules
+  uint32_t robots_errors = 0;  // failed robots fetches in a row (RAM only)
   uint32_t inflight = 0;
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the

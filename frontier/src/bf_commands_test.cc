@@ -1,0 +1,344 @@
+// BF.* against a real RespServer on 127.0.0.1 with real RocksDB, through
+// our RespClient and through redis-cli. Expected replies are RedisBloom's
+// (docs/commands/bf.*.md and src/rebloom.c).
+
+#include "crawlfront/frontier/bf_commands.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crawlfront/common/resp_client.h"
+#include "crawlfront/frontier/resp_server.h"
+#include "crawlfront/frontier/seen_set.h"
+
+namespace crawlfront {
+namespace {
+
+namespace fs = std::filesystem;
+using Args = std::vector<std::string>;
+
+// One frontier: store, seen-set, registry and server, in its own directory.
+class Node {
+ public:
+  explicit Node(const std::string& tag) {
+    dir_ = fs::temp_directory_path() /
+           ("bf_commands_test." + std::to_string(getpid()) + "." + tag);
+    fs::remove_all(dir_);
+    Open();
+  }
+  ~Node() {
+    Shutdown();
+    fs::remove_all(dir_);
+  }
+  void Open() {
+    store_ = std::move(Store::Open(dir_.string(), StoreOptions{})).value();
+    SeenSetOptions so;
+    so.partitions = 4;
+    so.expected_urls = 4096;
+    so.snapshot_interval = std::chrono::milliseconds(0);
+    seen_ = std::move(SeenSet::Open(store_.get(), so)).value();
+    registry_ =
+        std::move(UserBloomRegistry::Open(store_.get(), UserBloomOptions{})).value();
+    RespServerOptions ro;
+    ro.listen = "127.0.0.1:0";
+    ro.threads = 2;
+    server_ = std::make_unique<RespServer>(ro);
+    RegisterBfCommands(*server_, *registry_, seen_.get());
+    Status st = server_->Start();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  void Shutdown() {
+    server_.reset();
+    registry_.reset();
+    seen_.reset();
+    store_.reset();
+  }
+  std::unique_ptr<RespClient> Client(int protocol = 2) {
+    RespClientOptions o;
+    o.protocol = protocol;
+    auto c = RespClient::Connect("127.0.0.1", server_->port(), o);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? std::move(c).value() : nullptr;
+  }
+  SeenSet& seen() { return *seen_; }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  fs::path dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<SeenSet> seen_;
+  std::unique_ptr<UserBloomRegistry> registry_;
+  std::unique_ptr<RespServer> server_;
+};
+
+RespValue Call(RespClient& c, const Args& args) {
+  auto r = c.Command(args);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : RespValue::Error("network failure");
+}
+
+RespValue Int(int64_t v) { return RespValue::Integer(v); }
+RespValue Ints(std::vector<int64_t> v) {
+  std::vector<RespValue> e;
+  for (int64_t x : v) e.push_back(Int(x));
+  return RespValue::Array(std::move(e));
+}
+
+int64_t InfoField(RespClient& c, const std::string& key, const std::string& field) {
+  RespValue v = Call(c, {"BF.INFO", key, field});
+  EXPECT_EQ(v.type, RespType::kArray) << v.ToDebugString();
+  return v.elements.empty() ? -1 : v.elements[0].integer;
+}
+
+class BfCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    node_ = std::make_unique<Node>("a");
+    client_ = node_->Client();
+    ASSERT_NE(client_, nullptr);
+  }
+  RespValue Do(const Args& args) { return Call(*client_, args); }
+  std::unique_ptr<Node> node_;
+  std::unique_ptr<RespClient> client_;
+};
+
+// The examples of RedisBloom's docs/commands/bf.*.md.
+TEST_F(BfCommandsTest, DocumentedExamples) {
+  EXPECT_EQ(Do({"BF.ADD", "key", "item"}), Int(1));
+  EXPECT_EQ(Do({"BF.ADD", "key", "item"}), Int(0));
+  RespValue info = Do({"BF.INFO", "key"});
+  ASSERT_EQ(info.type, RespType::kArray);
+  ASSERT_EQ(info.elements.size(), 10u);
+  const char* names[] = {"Capacity", "Size", "Number of filters",
+                         "Number of items inserted", "Expansion rate"};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(info.elements[2 * i].str, names[i]);
+  EXPECT_EQ(*info.Find("Capacity"), Int(100));
+  EXPECT_GT(info.Find("Size")->integer, 0);
+  EXPECT_EQ(*info.Find("Number of filters"), Int(1));
+  EXPECT_EQ(*info.Find("Number of items inserted"), Int(1));
+  EXPECT_EQ(*info.Find("Expansion rate"), Int(2));
+  EXPECT_EQ(Do({"BF.INFO", "key", "CAPACITY"}), Ints({100}));
+  EXPECT_EQ(Do({"BF.INFO", "key", "items"}), Ints({1}));
+
+  EXPECT_EQ(Do({"BF.ADD", "bf1", "item_foo"}), Int(1));
+  EXPECT_EQ(Do({"BF.CARD", "bf1"}), Int(1));
+  EXPECT_EQ(Do({"BF.CARD", "bf_new"}), Int(0));
+
+  EXPECT_EQ(Do({"BF.MADD", "bf", "item1", "item2", "item2"}), Ints({1, 1, 0}));
+  EXPECT_EQ(Do({"BF.EXISTS", "bf", "item1"}), Int(1));
+  EXPECT_EQ(Do({"BF.EXISTS", "bf", "item3"}), Int(0));
+  EXPECT_EQ(Do({"BF.EXISTS", "missing", "item1"}), Int(0));
+  EXPECT_EQ(Do({"BF.MEXISTS", "bf", "item1", "item2", "item3"}), Ints({1, 1, 0}));
+
+  EXPECT_EQ(Do({"BF.RESERVE", "bf_exp", "0.01", "1000", "EXPANSION", "2"}).str, "OK");
+  EXPECT_EQ(Do({"BF.RESERVE", "bf_non", "0.01", "1000", "NONSCALING"}).str, "OK");
+  EXPECT_EQ(Do({"BF.INFO", "bf_non", "EXPANSION"}).elements.at(0).type, RespType::kNull);
+
+  EXPECT_EQ(Do({"BF.INSERT", "filter", "ITEMS", "foo", "bar", "baz"}), Ints({1, 1, 1}));
+  EXPECT_EQ(Do({"BF.INSERT", "filter2", "CAPACITY", "10000", "ITEMS", "hello"}),
+            Ints({1}));
+  EXPECT_EQ(InfoField(*client_, "filter2", "CAPACITY"), 10000);
+  EXPECT_EQ(Do({"BF.INSERT", "filter3", "NOCREATE", "ITEMS", "foo", "bar"}),
+            RespValue::Error("ERR not found"));
+}
+
+TEST_F(BfCommandsTest, ErrorRepliesMatchRedisBloom) {
+  ASSERT_EQ(Do({"BF.RESERVE", "taken", "0.01", "100"}).str, "OK");
+  struct Case {
+    Args args;
+    std::string error;
+  };
+  const Case cases[] = {
+      {{"BF.RESERVE", "taken", "0.01", "100"}, "ERR item exists"},
+      {{"BF.RESERVE", "k", "abc", "100"}, "ERR bad error rate"},
+      {{"BF.RESERVE", "k", "1.5", "100"}, "ERR (0 < error rate range < 1) "},
+      {{"BF.RESERVE", "k", "0", "100"}, "ERR (0 < error rate range < 1) "},
+      {{"BF.RESERVE", "k", "0.01", "1e3"}, "ERR bad capacity"},
+      {{"BF.RESERVE", "k", "0.01", "0"}, "ERR (capacity should be larger than 0)"},
+      {{"BF.RESERVE", "k", "0.01", "100", "EXPANSION"}, "ERR no expansion"},
+      {{"BF.RESERVE", "k", "0.01", "100", "EXPANSION", "x"}, "ERR bad expansion"},
+      {{"BF.RESERVE", "k", "0.01", "100", "EXPANSION", "0"},
+       "ERR expansion should be greater or equal to 1"},
+      {{"BF.RESERVE", "k", "0.01", "100", "NONSCALING", "EXPANSION", "2"},
+       "Nonscaling filters cannot expand"},
+      {{"BF.RESERVE", "k", "0.01"},
+       "ERR wrong number of arguments for 'bf.reserve' command"},
+      {{"BF.ADD", "k"}, "ERR wrong number of arguments for 'bf.add' command"},
+      {{"BF.INFO", "missing"}, "ERR not found"},
+      {{"BF.INFO", "taken", "bogus"}, "Invalid information value"},
+      {{"BF.INSERT", "k", "ERROR", "x", "ITEMS", "a"}, "Bad error rate"},
+      {{"BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a"}, "Bad capacity"},
+      {{"BF.INSERT", "k", "EXPANSION", "x", "ITEMS", "a"}, "Bad expansion"},
+      {{"BF.INSERT", "k", "CAPACITY", "0", "ITEMS", "a"}, "Bad argument received"},
+      {{"BF.INSERT", "k", "WHAT", "ITEMS", "a"}, "Unknown argument received"},
+      {{"BF.INSERT", "k", "CAPACITY", "10", "ITEMS"},
+       "ERR wrong number of arguments for 'bf.insert' command"},
+      {{"BF.SCANDUMP", "missing", "0"}, "ERR not found"},
+      {{"BF.SCANDUMP", "taken", "x"}, "Second argument must be numeric"},
+      {{"BF.LOADCHUNK", "k", "x", "data"}, "ERR Second argument must be numeric"},
+      {{"BF.LOADCHUNK", "k", "1", "garbage"}, "ERR received bad data"},
+      {{"BF.LOADCHUNK", "missing", "5", "data"}, "ERR not found"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Do(c.args), RespValue::Error(c.error)) << c.args[0] << " " << c.args[1];
+  }
+  EXPECT_EQ(Do({"BF.EXISTS", "k", "a"}), Int(0)) << "failed commands created nothing";
+}
+
+TEST_F(BfCommandsTest, GoClientReserveAndAdds) {
+  // What the seeds' go-redis code sends: numbers as bulk strings.
+  EXPECT_EQ(Do({"BF.RESERVE", "urls", "0.001", "100000000", "NONSCALING"}).str, "OK");
+  EXPECT_EQ(Do({"BF.ADD", "urls", "http://a.example/"}), Int(1));
+  EXPECT_EQ(Do({"BF.EXISTS", "urls", "http://a.example/"}), Int(1));
+  EXPECT_EQ(Do({"BF.MADD", "urls", "http://a.example/", "http://b.example/"}),
+            Ints({0, 1}));
+  EXPECT_EQ(InfoField(*client_, "urls", "CAPACITY"), 100'000'000);
+  EXPECT_EQ(Do({"BF.CARD", "urls"}), Int(2));
+}
+
+TEST_F(BfCommandsTest, ScalingAndNonScalingFull) {
+  ASSERT_EQ(Do({"BF.RESERVE", "s", "0.01", "100"}).str, "OK");
+  Args madd = {"BF.MADD", "s"};
+  Args mexists = {"BF.MEXISTS", "s"};
+  for (int i = 0; i < 1000; ++i) {
+    madd.push_back("u" + std::to_string(i));
+    mexists.push_back("u" + std::to_string(i));
+  }
+  ASSERT_EQ(Do(madd).elements.size(), 1000u);
+  RespValue found = Do(mexists);
+  ASSERT_EQ(found.elements.size(), 1000u);
+  for (const RespValue& v : found.elements) ASSERT_EQ(v, Int(1));
+  EXPECT_EQ(InfoField(*client_, "s", "FILTERS"), 4);  // 100 + 200 + 400 + 800
+
+  ASSERT_EQ(Do({"BF.RESERVE", "n", "0.01", "5", "NONSCALING"}).str, "OK");
+  Args fill = {"BF.MADD", "n"};
+  for (int i = 0; i < 20; ++i) fill.push_back("x" + std::to_string(i));
+  RespValue r = Do(fill);
+  ASSERT_EQ(r.type, RespType::kArray);
+  ASSERT_GE(r.elements.size(), 6u);
+  EXPECT_EQ(r.elements.back(), RespValue::Error("ERR non scaling filter is full"));
+  EXPECT_LT(r.elements.size(), 20u) << "stops at the first full error";
+  EXPECT_EQ(Do({"BF.ADD", "n", "another"}),
+            RespValue::Error("ERR non scaling filter is full"));
+  EXPECT_EQ(Do({"BF.CARD", "n"}), Int(5));
+}
+
+TEST_F(BfCommandsTest, Resp3InfoIsAMap) {
+  ASSERT_EQ(Do({"BF.ADD", "m", "x"}), Int(1));
+  auto c3 = node_->Client(3);
+  ASSERT_NE(c3, nullptr);
+  RespValue info = Call(*c3, {"BF.INFO", "m"});
+  ASSERT_EQ(info.type, RespType::kMap);
+  EXPECT_EQ(info.map_size(), 5u);
+  EXPECT_EQ(*info.Find("Number of items inserted"), Int(1));
+}
+
+// SCANDUMP every chunk of a scaled filter and LOADCHUNK it into another
+// frontier: the copy answers the same and dumps to the same bytes.
+TEST_F(BfCommandsTest, ScanDumpLoadChunkRoundTripAcrossFrontiers) {
+  Args madd = {"BF.MADD", "src"};
+  for (int i = 0; i < 700; ++i) madd.push_back("v" + std::to_string(i));
+  ASSERT_EQ(Do(madd).elements.size(), 700u);
+  auto dump = [](RespClient& c, const std::string& key) {
+    std::vector<std::pair<int64_t, std::string>> chunks;
+    int64_t iter = 0;
+    for (int n = 0; n < 1000; ++n) {  // bounded
+      RespValue r = Call(c, {"BF.SCANDUMP", key, std::to_string(iter)});
+      EXPECT_EQ(r.elements.size(), 2u) << r.ToDebugString();
+      if (r.elements.size() != 2) break;
+      iter = r.elements[0].integer;
+      if (iter == 0) break;
+      chunks.emplace_back(iter, r.elements[1].str);
+    }
+    return chunks;
+  };
+  auto chunks = dump(*client_, "src");
+  ASSERT_GE(chunks.size(), 2u);
+  Node other("b");
+  auto c2 = other.Client();
+  for (const auto& [iter, data] : chunks) {
+    ASSERT_EQ(Call(*c2, {"BF.LOADCHUNK", "copy", std::to_string(iter), data}).str, "OK");
+  }
+  EXPECT_EQ(dump(*c2, "copy"), chunks);
+  EXPECT_EQ(Call(*c2, {"BF.INFO", "copy"}), Do({"BF.INFO", "src"}));
+  Args mexists = madd;
+  mexists[0] = "BF.MEXISTS";
+  mexists[1] = "copy";
+  for (const RespValue& v : Call(*c2, mexists).elements) ASSERT_EQ(v, Int(1));
+  // The completed load is durable: it survives a restart of that frontier.
+  other.Shutdown();
+  other.Open();
+  auto c3 = other.Client();
+  EXPECT_EQ(dump(*c3, "copy"), chunks);
+}
+
+TEST_F(BfCommandsTest, FiltersSurviveRestart) {
+  ASSERT_EQ(Do({"BF.INSERT", "r", "CAPACITY", "50", "ITEMS", "a", "b", "c"}),
+            Ints({1, 1, 1}));
+  RespValue before = Do({"BF.INFO", "r"});
+  client_.reset();
+  node_->Shutdown();
+  node_->Open();
+  client_ = node_->Client();
+  EXPECT_EQ(Do({"BF.INFO", "r"}), before);
+  EXPECT_EQ(Do({"BF.MEXISTS", "r", "a", "b", "c"}), Ints({1, 1, 1}));
+}
+
+TEST_F(BfCommandsTest, SeenSetIsReadableUnderReservedName) {
+  auto canon = Canonicalize("http://Example.COM:80/a");
+  ASSERT_TRUE(canon.ok());
+  std::vector<SeenKey> keys = {
+      SeenKey{HostHash(canon->host_key), FingerprintOf(canon->spec)}};
+  std::vector<SeenResult> out;
+  ASSERT_TRUE(node_->seen().InsertIfNew(keys, &out).ok());
+  EXPECT_EQ(Do({"BF.EXISTS", "crawlfront:seen", "http://example.com/a"}), Int(1));
+  EXPECT_EQ(Do({"BF.MEXISTS", "crawlfront:seen", "http://example.com/a",
+                "http://example.com/b", "not a url"}),
+            Ints({1, 0, 0}));
+  EXPECT_EQ(Do({"BF.CARD", "crawlfront:seen"}), Int(1));
+  EXPECT_EQ(InfoField(*client_, "crawlfront:seen", "ITEMS"), 1);
+  EXPECT_EQ(InfoField(*client_, "crawlfront:seen", "FILTERS"), 4);
+  const RespValue ro =
+      RespValue::Error("ERR crawlfront:seen is read-only; use FRONTIER.ADD");
+  EXPECT_EQ(Do({"BF.ADD", "crawlfront:seen", "http://example.com/c"}), ro);
+  EXPECT_EQ(Do({"BF.MADD", "crawlfront:seen", "x"}), ro);
+  EXPECT_EQ(Do({"BF.INSERT", "crawlfront:seen", "ITEMS", "x"}), ro);
+  EXPECT_EQ(Do({"BF.RESERVE", "crawlfront:seen", "0.01", "10"}), ro);
+  EXPECT_EQ(Do({"BF.EXISTS", "crawlfront:seen", "http://example.com/c"}), Int(0));
+}
+
+std::string RedisCli(uint16_t port, const std::string& args) {
+  std::string cmd =
+      "/usr/bin/redis-cli -h 127.0.0.1 -p " + std::to_string(port) + " " + args;
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) return out;
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
+TEST_F(BfCommandsTest, RedisCliDrivesBfCommands) {
+  if (access("/usr/bin/redis-cli", X_OK) != 0) GTEST_SKIP() << "redis-cli not installed";
+  uint16_t port = node_->port();
+  EXPECT_EQ(RedisCli(port, "BF.RESERVE cli 0.01 1000"), "OK\n");
+  EXPECT_EQ(RedisCli(port, "BF.ADD cli hello"), "1\n");
+  EXPECT_EQ(RedisCli(port, "BF.ADD cli hello"), "0\n");
+  EXPECT_EQ(RedisCli(port, "BF.EXISTS cli hello"), "1\n");
+  EXPECT_EQ(RedisCli(port, "BF.EXISTS cli nope"), "0\n");
+  EXPECT_EQ(
+      RedisCli(port, "BF.INFO cli"),
+      "Capacity\n1000\nSize\n" + std::to_string(InfoField(*client_, "cli", "SIZE")) +
+          "\nNumber of filters\n1\nNumber of items inserted\n1\nExpansion rate\n2\n");
+}
+
+}  // namespace
+}  // namespace crawlfront

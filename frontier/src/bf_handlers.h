@@ -1,0 +1,37 @@
+#pragma once
+// Handlers of the BF.* commands (bf_commands.cc: writes and registration,
+// bf_commands_read.cc: reads, dump/load and the reserved seen-set name).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "crawlfront/common/url.h"
+#include "crawlfront/frontier/bf_commands.h"
+#include "crawlfront/frontier/resp_server.h"
+
+namespace crawlfront {
+
+struct BfCommandContext {
+  UserBloomRegistry* registry = nullptr;
+  SeenSet* seen = nullptr;  // may be null
+  UrlOptions url_options;
+};
+
+// Redis's number parsing: the whole string, no spaces; NaN rejected.
+std::optional<double> BfParseDouble(std::string_view s);
+std::optional<int64_t> BfParseInt(std::string_view s);
+
+bool BfIsSeenName(std::string_view name);
+// Error reply for a Status whose message may lack an error code.
+void BfReplyStatus(RespWriter& out, const Status& st);
+void BfReplyWrongArity(CallContext& ctx);
+
+void BfExists(const BfCommandContext& c, CallContext& ctx);   // BF.EXISTS, BF.MEXISTS
+void BfInfoCmd(const BfCommandContext& c, CallContext& ctx);  // BF.INFO
+void BfCard(const BfCommandContext& c, CallContext& ctx);     // BF.CARD
+void BfScanDump(const BfCommandContext& c, CallContext& ctx);
+void BfLoadChunk(const BfCommandContext& c, CallContext& ctx);
+
+}  // namespace crawlfront

@@ -1,0 +1,146 @@
+// RocksDB records of user filters: keys, snapshots and recovery.
+
+#include "bf_store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+
+namespace crawlfront {
+namespace {
+
+std::string NamePrefix(char tag, std::string_view name) {
+  std::string k(1, tag);
+  AppendBe32(&k, static_cast<uint32_t>(name.size()));
+  k.append(name);
+  return k;
+}
+
+bool AllZero(const std::string& bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+// Writes the stored chunks of every sub-filter into the (all-zero) chain.
+Status LoadBits(Store& store, std::string_view name, BfChain& chain) {
+  std::string prefix = BfBitsPrefix(name);
+  std::string upper = PrefixSuccessor(prefix);
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kUserBloom)));
+  for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
+    if (it->key().size() != prefix.size() + 8) {
+      return Status::Corruption("user bloom '" + std::string(name) + "': bad chunk key");
+    }
+    const char* p = it->key().data() + prefix.size();
+    uint32_t link = ReadBe32(p);
+    uint64_t offset = uint64_t{ReadBe32(p + 4)} * kBfStoreChunkBytes;
+    if (link >= chain.link_count() || offset >= chain.link_filter(link).bytes()) {
+      return Status::Corruption("user bloom '" + std::string(name) +
+                                "': chunk out of range");
+    }
+    std::string_view data(it->value().data(), it->value().size());
+    CRAWLFRONT_RETURN_IF_ERROR(chain.link_filter(link).WriteChunk(offset, data));
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  for (size_t i = 0; i < chain.link_count(); ++i) chain.link_filter(i).RecountBits();
+  return Status::Ok();
+}
+
+// Replays logged adds (counter >= f.snap_counter) in order.
+Status ReplayLog(Store& store, UserBloomRegistry::Filter& f) {
+  std::string prefix = BfLogPrefix(f.name);
+  std::string upper = PrefixSuccessor(prefix);
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kUserBloom)));
+  f.counter = f.snap_counter;
+  for (it->Seek(BfLogKey(f.name, f.snap_counter));
+       it->Valid() && it->key().compare(upper) < 0; it->Next()) {
+    if (it->key().size() != prefix.size() + 8 || it->value().size() != 8) {
+      return Status::Corruption("user bloom '" + f.name + "': bad log entry");
+    }
+    uint64_t hash = ReadBe64(it->value().data());
+    BfStep step = f.chain.Add(hash);
+    if (step == BfStep::kNeedLink) {
+      CRAWLFRONT_RETURN_IF_ERROR(f.chain.AddLink());
+      step = f.chain.Add(hash);
+    }
+    // An acknowledged add changed bits when it ran from the same state.
+    if (step != BfStep::kAdded) f.force_snapshot = true;
+    f.counter = ReadBe64(it->key().data() + prefix.size()) + 1;
+  }
+  return FromRocks(it->status());
+}
+
+}  // namespace
+
+std::string BfMetaPrefix() { return "M"; }
+std::string BfMetaKey(std::string_view name) { return "M" + std::string(name); }
+std::string BfBitsPrefix(std::string_view name) { return NamePrefix('B', name); }
+std::string BfLogPrefix(std::string_view name) { return NamePrefix('L', name); }
+
+std::string BfBitsKey(std::string_view name, uint32_t link, uint32_t chunk) {
+  std::string k = BfBitsPrefix(name);
+  AppendBe32(&k, link);
+  AppendBe32(&k, chunk);
+  return k;
+}
+
+std::string BfLogKey(std::string_view name, uint64_t counter) {
+  std::string k = BfLogPrefix(name);
+  AppendBe64(&k, counter);
+  return k;
+}
+
+std::string BfEncodeMeta(uint64_t snap_counter, std::string_view chain_header) {
+  std::string v;
+  AppendBe64(&v, snap_counter);
+  v.append(chain_header);
+  return v;
+}
+
+Status BfDecodeMeta(std::string_view value, uint64_t* snap_counter,
+                    std::string_view* chain_header) {
+  if (value.size() < 8) return Status::Corruption("user bloom meta truncated");
+  *snap_counter = ReadBe64(value.data());
+  *chain_header = value.substr(8);
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<UserBloomRegistry::Filter>> BfLoadFilter(Store& store,
+                                                                std::string_view name,
+                                                                std::string_view meta) {
+  uint64_t snap_counter;
+  std::string_view header;
+  CRAWLFRONT_RETURN_IF_ERROR(BfDecodeMeta(meta, &snap_counter, &header));
+  auto chain = BfChain::FromHeader(header, BlockedBloom::kDefaultMaxBytes);
+  if (!chain.ok()) {
+    return Status::Corruption("user bloom '" + std::string(name) +
+                              "': bad header: " + chain.status().message());
+  }
+  auto f = std::make_unique<UserBloomRegistry::Filter>(std::string(name),
+                                                       std::move(chain).value());
+  f->snap_counter = snap_counter;
+  CRAWLFRONT_RETURN_IF_ERROR(LoadBits(store, name, f->chain));
+  CRAWLFRONT_RETURN_IF_ERROR(ReplayLog(store, *f));
+  return f;
+}
+
+void BfAppendSnapshot(Store& store, const UserBloomRegistry::Filter& f,
+                      rocksdb::WriteBatch* batch) {
+  auto* cf = store.cf(Cf::kUserBloom);
+  std::string bits = BfBitsPrefix(f.name);
+  batch->DeleteRange(cf, bits, PrefixSuccessor(bits));
+  std::string chunk;
+  for (size_t link = 0; link < f.chain.link_count(); ++link) {
+    const BlockedBloom& filter = *f.chain.link(link).filter;
+    uint64_t offset = 0;
+    for (uint32_t i = 0; offset < filter.bytes(); ++i, offset += kBfStoreChunkBytes) {
+      filter.ReadChunk(offset, kBfStoreChunkBytes, &chunk);
+      if (!AllZero(chunk)) batch->Put(cf, BfBitsKey(f.name, link, i), chunk);
+    }
+  }
+  batch->Put(cf, BfMetaKey(f.name), BfEncodeMeta(f.counter, f.chain.EncodeHeader()));
+  batch->DeleteRange(cf, BfLogKey(f.name, 0), BfLogKey(f.name, f.counter));
+}
+
+}  // namespace crawlfront

@@ -1,0 +1,62 @@
+#pragma once
+// A user filter's in-memory state and its RocksDB records (Cf::kUserBloom):
+//   'M' name                            -> meta: snapshot counter + chain header
+//   'B' [len:4] name [link:4] [chunk:4] -> bit array chunk (all-zero chunks omitted)
+//   'L' [len:4] name [counter:8]        -> 64-bit hash of an add after the snapshot
+// The length prefix keeps one name's range from covering another's
+// ("a" vs "ab"). Recovery: load the snapshot, replay the log in order; the
+// chain is deterministic, so it reaches the same state, growth included.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "bf_chain.h"
+#include "crawlfront/frontier/bf_commands.h"
+
+namespace crawlfront {
+
+struct UserBloomRegistry::Filter {
+  Filter(std::string n, BfChain c) : name(std::move(n)), chain(std::move(c)) {}
+  const std::string name;
+  std::mutex mu;
+  // Everything below is guarded by mu.
+  BfChain chain;
+  uint64_t counter = 0;         // next log counter
+  uint64_t snap_counter = 0;    // log entries below it are in the snapshot
+  bool force_snapshot = false;  // changed other than by logged adds
+  uint64_t generation = 0;      // bumped on every unlogged change
+  bool Dirty() const { return force_snapshot || counter != snap_counter; }
+};
+
+// Bytes per stored bit-array chunk.
+inline constexpr uint64_t kBfStoreChunkBytes = uint64_t{1} << 20;
+
+std::string BfMetaKey(std::string_view name);
+std::string BfMetaPrefix();
+std::string BfBitsPrefix(std::string_view name);
+std::string BfBitsKey(std::string_view name, uint32_t link, uint32_t chunk);
+std::string BfLogPrefix(std::string_view name);
+std::string BfLogKey(std::string_view name, uint64_t counter);
+
+// Meta value: [snap_counter:8] chain header.
+std::string BfEncodeMeta(uint64_t snap_counter, std::string_view chain_header);
+// Corruption if shorter than the counter.
+Status BfDecodeMeta(std::string_view value, uint64_t* snap_counter,
+                    std::string_view* chain_header);
+
+// Rebuilds a filter from its records: the snapshot's chain and bits, then
+// every logged add at or after the snapshot counter. Memory is not capped
+// here: acknowledged adds must come back even if the cap was lowered.
+Result<std::unique_ptr<UserBloomRegistry::Filter>> BfLoadFilter(Store& store,
+                                                                std::string_view name,
+                                                                std::string_view meta);
+
+// Adds a whole-filter snapshot to `batch`: replaces the bits and meta and
+// truncates the log below `counter`. REQUIRES: the filter's mutex is held
+// (the chain is read).
+void BfAppendSnapshot(Store& store, const UserBloomRegistry::Filter& f,
+                      rocksdb::WriteBatch* batch);
+
+}  // namespace crawlfront
