@@ -88,7 +88,7 @@ TEST_F(LeaseTest, RobotsFailingMaxAttemptsTimesBlocksThePages) {
     EXPECT_EQ(r[0].kind, LeaseKind::kRobots);
     EXPECT_TRUE(Done(r[0], RobotsBody("", 500)));
     EXPECT_EQ(core_->Stats("").urls_robots_blocked, 0u) << "pages wait between retries";
-    clock_.Advance(1000);
+    clock_.Advance(attempt < o.max_attempts ? 1000 : 100);  // retry wait, then politeness
   }
   EXPECT_TRUE(LeaseN(5).empty()) << "robots given up: every page is disallowed";
   CrawlStats s = core_->Stats("");

@@ -1,0 +1,8 @@
+# crawl-frontier: the node (library, for tests) and its thin main.
+crawlfront_module(NAME frontier_node
+  SOURCES src/frontier_node.cc src/frontier_commands.cc src/frontier_info.cc
+          src/frontier_options.cc
+  DEPS crawlfront_crawl crawlfront_bf crawlfront_resp_server crawlfront_status_http
+       crawlfront_config crawlfront_log spdlog::spdlog fmt::fmt)
+add_executable(crawl-frontier src/frontier_main.cc)
+target_link_libraries(crawl-frontier PRIVATE crawlfront_frontier_node)

@@ -1,0 +1,100 @@
+// crawlctl: the operator's command line for crawl-frontier.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ctl.h"
+
+namespace {
+
+using namespace crawlfront::ctl;
+
+constexpr const char* kUsage =
+    "usage: crawlctl [global options] COMMAND [args]\n"
+    "\n"
+    "Commands:\n"
+    "  seed [FILE|-]              add URLs (one a line) with progress and a summary\n"
+    "  status [--watch]           crawl totals (summed over every frontier)\n"
+    "  hosts [--top N]            hosts with the largest queues\n"
+    "  host HOST delay MS|block UNIX_MS|budget N   per-host controls\n"
+    "  pause | resume             stop or restart handing out URLs\n"
+    "  snapshot                   write the seen-set filters now\n"
+    "  checkpoint DIR             consistent RocksDB copy for backups\n"
+    "  seen URL                   1 if the URL was ever seen, else 0\n"
+    "  run [options]              all-in-one crawl: simweb or seeds, frontier, workers\n"
+    "\n"
+    "Global options:\n"
+    "  --frontier HOST:PORT       frontier to talk to (repeatable; default\n"
+    "                             $CRAWLFRONT_FRONTIER or 127.0.0.1:6380)\n"
+    "  --auth TOKEN               the frontier's auth_token ($CRAWLFRONT_AUTH)\n"
+    "  --crawl ID                 crawl id (default: the default crawl)\n"
+    "  --json                     machine-readable output on read commands\n"
+    "  --timeout MS               network timeout (default 5000)\n"
+    "\n"
+    "Exit codes: 0 ok, 1 failed, 2 usage. 'crawlctl COMMAND --help' for details.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  GlobalOptions g;
+  if (const char* a = std::getenv("CRAWLFRONT_AUTH")) g.auth = a;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t i = 0;
+  auto need_value = [&](const char* flag) -> const std::string* {
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "crawlctl: %s needs a value\n", flag);
+      return nullptr;
+    }
+    return &args[++i];
+  };
+  for (; i < args.size() && args[i].rfind("-", 0) == 0; ++i) {
+    const std::string& a = args[i];
+    const std::string* v = nullptr;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    } else if (a == "--json") {
+      g.json = true;
+    } else if (a == "--frontier" || a == "--auth" || a == "--crawl" || a == "--timeout") {
+      if (!(v = need_value(a.c_str()))) return kExitUsage;
+      if (a == "--frontier") g.frontiers.push_back(*v);
+      if (a == "--auth") g.auth = *v;
+      if (a == "--crawl") g.crawl = *v;
+      if (a == "--timeout") g.timeout_ms = std::max(1, std::atoi(v->c_str()));
+    } else {
+      std::fprintf(stderr, "crawlctl: unknown option '%s'\n%s", a.c_str(), kUsage);
+      return kExitUsage;
+    }
+  }
+  if (i >= args.size()) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  if (g.frontiers.empty()) {
+    const char* env = std::getenv("CRAWLFRONT_FRONTIER");
+    g.frontiers.push_back(env ? env : "127.0.0.1:6380");
+  }
+  for (const auto& f : g.frontiers) {
+    auto hp = SplitHostPort(f);
+    if (!hp.ok()) {
+      std::fprintf(stderr, "crawlctl: --frontier: %s\n", hp.status().message().c_str());
+      return kExitUsage;
+    }
+  }
+  std::string cmd = args[i];
+  std::vector<std::string> rest(args.begin() + i + 1, args.end());
+  if (cmd == "seed") return RunSeed(g, rest);
+  if (cmd == "status") return RunStatus(g, rest);
+  if (cmd == "hosts") return RunHosts(g, rest);
+  if (cmd == "host") return RunHost(g, rest);
+  if (cmd == "run") return RunRun(g, rest);
+  if (cmd == "pause" || cmd == "resume" || cmd == "snapshot" || cmd == "checkpoint" ||
+      cmd == "seen") {
+    return RunSimple(g, cmd, rest);
+  }
+  std::fprintf(stderr, "crawlctl: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  return kExitUsage;
+}

@@ -1,0 +1,363 @@
+// The FRONTIER.* commands (docs/protocol.md): argument parsing and replies on
+// top of CrawlCore. Handlers run on RESP io threads; CrawlCore is thread-safe.
+
+#include <charconv>
+#include <optional>
+
+#include "crawlfront/frontier/frontier_node.h"
+
+namespace crawlfront {
+namespace {
+
+std::string Upper(std::string_view s) {
+  std::string u(s);
+  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+std::optional<int64_t> ToInt(std::string_view s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Keyword options "NAME value" before a terminating keyword (or the end).
+class Options {
+ public:
+  // Parses args[from..) up to `stop` (e.g. "URLS"); returns false with `error`.
+  bool Parse(std::span<const std::string> args, size_t from, std::string_view stop,
+             std::initializer_list<std::string_view> names, std::string* error) {
+    size_t i = from;
+    for (; i < args.size(); ++i) {
+      std::string key = Upper(args[i]);
+      if (!stop.empty() && key == stop) {
+        rest_ = i + 1;
+        return true;
+      }
+      if (std::find(names.begin(), names.end(), key) == names.end()) {
+        *error = "ERR unknown option '" + args[i] + "'";
+        return false;
+      }
+      if (i + 1 >= args.size()) {
+        *error = "ERR option " + key + " needs a value";
+        return false;
+      }
+      values_[key] = args[++i];
+    }
+    rest_ = i;
+    if (!stop.empty()) {
+      *error = "ERR expected " + std::string(stop) + " before the list";
+      return false;
+    }
+    return true;
+  }
+  std::string Get(std::string_view key, std::string def = "") const {
+    auto it = values_.find(std::string(key));
+    return it == values_.end() ? def : it->second;
+  }
+  bool Has(std::string_view key) const { return values_.count(std::string(key)) > 0; }
+  // Integer option with bounds; false with error text when malformed.
+  bool Int(std::string_view key, int64_t lo, int64_t hi, int64_t* out, std::string* error) const {
+    if (!Has(key)) return true;
+    auto v = ToInt(Get(key));
+    if (!v || *v < lo || *v > hi) {
+      *error = "ERR " + std::string(key) + " must be an integer in [" + std::to_string(lo) +
+               ", " + std::to_string(hi) + "]";
+      return false;
+    }
+    *out = *v;
+    return true;
+  }
+  size_t rest() const { return rest_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  size_t rest_ = 0;
+};
+
+std::string CrawlOf(const Options& o) { return o.Get("CRAWL", std::string(kDefaultCrawl)); }
+
+void ReplyStatus(CallContext& ctx, const Status& s) {
+  if (s.ok()) {
+    ctx.reply().SimpleString("OK");
+  } else {
+    ctx.reply().Error("ERR " + s.message());
+  }
+}
+
+void ReplyAddResults(CallContext& ctx, const std::vector<AddResult>& results) {
+  ctx.reply().ArrayHeader(results.size());
+  for (const auto& r : results) {
+    if (r.kind == AddResult::Kind::kNew) {
+      ctx.reply().Integer(1);
+    } else if (r.kind == AddResult::Kind::kSeen) {
+      ctx.reply().Integer(0);
+    } else {
+      ctx.reply().Bulk("rejected: " + r.reason);
+    }
+  }
+}
+
+void DoAdd(CallContext& ctx, FrontierNode& node, const std::string& crawl,
+           std::span<const std::string> urls, const AddRequest& proto) {
+  std::vector<AddRequest> reqs(urls.size(), proto);
+  for (size_t i = 0; i < urls.size(); ++i) reqs[i].url = urls[i];
+  std::vector<AddResult> results;
+  Status s = node.crawl().Add(crawl, reqs, &results);
+  if (!s.ok()) {
+    node.NoteError("add: " + s.ToString());
+    ctx.reply().Error("ERR " + s.message());
+    return;
+  }
+  ReplyAddResults(ctx, results);
+}
+
+void AddCmd(CallContext& ctx, FrontierNode& node) {
+  DoAdd(ctx, node, std::string(kDefaultCrawl), ctx.args().subspan(1), AddRequest{});
+}
+
+void AddXCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 1, "URLS", {"CRAWL", "DEPTH", "PRIORITY", "PARENT", "REFETCH"},
+               &err)) {
+    return ctx.reply().Error(err);
+  }
+  AddRequest proto;
+  int64_t depth = 0, priority = 0, refetch = 0;
+  if (!o.Int("DEPTH", 0, 1 << 20, &depth, &err) ||
+      !o.Int("PRIORITY", INT32_MIN, INT32_MAX, &priority, &err) ||
+      !o.Int("REFETCH", 0, INT64_MAX, &refetch, &err)) {
+    return ctx.reply().Error(err);
+  }
+  proto.depth = static_cast<uint32_t>(depth);
+  proto.priority = static_cast<int32_t>(priority);
+  proto.refetch_at_ms = refetch;
+  proto.parent = o.Get("PARENT");
+  DoAdd(ctx, node, CrawlOf(o), ctx.args().subspan(o.rest()), proto);
+}
+
+}  // namespace
+
+void EncodeLeases(RespWriter& w, const std::vector<LeasedUrl>& leases) {
+  w.ArrayHeader(leases.size());
+  for (const auto& l : leases) {
+    w.ArrayHeader(6);
+    w.Bulk(l.lease_id);
+    w.Bulk(l.url);
+    w.Integer(l.depth);
+    w.Integer(l.attempt);
+    w.Bulk(l.kind == LeaseKind::kRobots ? "robots" : "page");
+    w.Bulk(l.crawl);
+  }
+}
+
+namespace {
+
+void LeaseCmd(CallContext& ctx, FrontierNode& node) {
+  auto args = ctx.args();
+  auto count = ToInt(args[2]);
+  if (!count || *count < 0 || *count > 100000) {
+    return ctx.reply().Error("ERR count must be an integer in [0, 100000]");
+  }
+  Options o;
+  std::string err;
+  int64_t block = 0;
+  if (!o.Parse(args, 3, "", {"BLOCK", "CRAWL"}, &err) ||
+      !o.Int("BLOCK", 0, 3'600'000, &block, &err)) {
+    return ctx.reply().Error(err);
+  }
+  std::string crawl = o.Get("CRAWL");
+  std::vector<LeasedUrl> leases;
+  Status s = node.crawl().Lease(args[1], static_cast<size_t>(*count), crawl, &leases);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  if (leases.empty() && block > 0 && *count > 0) {
+    node.AddLeaseWaiter({ctx.Defer(), args[1], crawl, static_cast<size_t>(*count),
+                         Clock::Real()->NowMs() + block});
+    return;
+  }
+  node.NoteWorker(args[1], leases.size(), 0);
+  EncodeLeases(ctx.reply(), leases);
+}
+
+// FRONTIER.DONE worker lease outcome [STATUS c] [MS ms] [DELAY ms] [REASON t]
+//               [BODY b] [LINKS url ...]
+void DoneCmd(CallContext& ctx, FrontierNode& node) {
+  auto args = ctx.args();
+  auto outcome = ParseDoneOutcome(args[3]);
+  if (!outcome.ok()) return ctx.reply().Error("ERR " + outcome.status().message());
+  Options o;
+  std::string err;
+  size_t links_at = args.size();
+  for (size_t i = 4; i < args.size(); ++i) {
+    if (Upper(args[i]) == "LINKS") {
+      links_at = i;
+      break;
+    }
+  }
+  if (!o.Parse(args.subspan(0, links_at), 4, "", {"STATUS", "MS", "DELAY", "REASON", "BODY"},
+               &err)) {
+    return ctx.reply().Error(err);
+  }
+  DoneReport r;
+  r.outcome = *outcome;
+  int64_t status = 0, ms = 0, delay = 0;
+  if (!o.Int("STATUS", 0, 999, &status, &err) || !o.Int("MS", 0, INT64_MAX, &ms, &err) ||
+      !o.Int("DELAY", 0, INT64_MAX, &delay, &err)) {
+    return ctx.reply().Error(err);
+  }
+  r.http_status = static_cast<int>(status);
+  r.fetch_ms = ms;
+  r.retry_delay_ms = delay;
+  r.reason = o.Get("REASON");
+  r.body = o.Get("BODY");
+  if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
+  bool known = false;
+  Status s = node.crawl().Done(args[1], args[2], r, &known);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  if (known) node.NoteWorker(args[1], 0, 1);
+  if (known && r.outcome == DoneOutcome::kFailed) node.NoteError("fetch failed: " + r.reason);
+  ctx.reply().Integer(known ? 1 : 0);
+}
+
+void RenewCmd(CallContext& ctx, FrontierNode& node) {
+  auto args = ctx.args();
+  int64_t ms = 0;
+  if (args.size() > 3) {
+    auto v = ToInt(args[3]);
+    if (!v || *v < 0) return ctx.reply().Error("ERR ms must be a non-negative integer");
+    ms = *v;
+  }
+  bool known = false;
+  Status s = node.crawl().Renew(args[1], args[2], ms, &known);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().Integer(known ? 1 : 0);
+}
+
+// FRONTIER.HOST host DELAY ms | BLOCK unix_ms | BUDGET n | ROBOTS text [CRAWL id]
+void HostCmd(CallContext& ctx, FrontierNode& node) {
+  auto args = ctx.args();
+  std::string what = Upper(args[2]);
+  Options o;
+  std::string err;
+  if (!o.Parse(args, 4, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  std::string crawl = CrawlOf(o);
+  if (what == "ROBOTS") {
+    return ReplyStatus(ctx, node.crawl().SetHostRobots(crawl, args[1], args[3]));
+  }
+  auto v = ToInt(args[3]);
+  if (!v) return ctx.reply().Error("ERR " + what + " needs an integer");
+  if (what == "DELAY") {
+    if (*v < 0) return ctx.reply().Error("ERR DELAY must be >= 0");
+    return ReplyStatus(ctx, node.crawl().SetHostDelay(crawl, args[1], *v));
+  }
+  if (what == "BLOCK") return ReplyStatus(ctx, node.crawl().BlockHostUntil(crawl, args[1], *v));
+  if (what == "BUDGET") return ReplyStatus(ctx, node.crawl().SetHostBudget(crawl, args[1], *v));
+  ctx.reply().Error("ERR expected DELAY, BLOCK, BUDGET or ROBOTS");
+}
+
+void PauseCmd(CallContext& ctx, FrontierNode& node, bool pause) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 1, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  std::string crawl = o.Get("CRAWL");
+  ReplyStatus(ctx, pause ? node.crawl().Pause(crawl) : node.crawl().Resume(crawl));
+}
+
+void SeenCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 2, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  auto seen = node.crawl().Seen(CrawlOf(o), ctx.args()[1]);
+  if (!seen.ok()) return ctx.reply().Error("ERR " + seen.status().message());
+  ctx.reply().Integer(*seen ? 1 : 0);
+}
+
+void StatsCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 1, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  std::string crawl = o.Get("CRAWL");
+  auto fields = node.crawl().Stats(crawl).Fields();
+  ctx.reply().MapHeader(fields.size() + 1);
+  for (auto& [name, value] : fields) {
+    ctx.reply().Bulk(name);
+    ctx.reply().Integer(static_cast<int64_t>(value));
+  }
+  ctx.reply().Bulk("finished");
+  ctx.reply().Integer(node.crawl().Finished(crawl.empty() ? kDefaultCrawl : crawl) ? 1 : 0);
+}
+
+void HostsCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  int64_t top = 20;
+  if (!o.Parse(ctx.args(), 1, "", {"TOP", "CRAWL"}, &err) ||
+      !o.Int("TOP", 1, 100000, &top, &err)) {
+    return ctx.reply().Error(err);
+  }
+  auto hosts = node.crawl().ListHosts(o.Get("CRAWL"), static_cast<size_t>(top));
+  ctx.reply().ArrayHeader(hosts.size());
+  for (const auto& h : hosts) {
+    ctx.reply().ArrayHeader(8);
+    ctx.reply().Bulk(h.host);
+    ctx.reply().Integer(static_cast<int64_t>(h.queued));
+    ctx.reply().Integer(h.inflight);
+    ctx.reply().Integer(static_cast<int64_t>(h.done));
+    ctx.reply().Integer(h.ready_in_ms);
+    ctx.reply().Integer(h.delay_ms);
+    ctx.reply().Integer(h.blocked_until_ms);
+    ctx.reply().Bulk(h.robots_state);
+  }
+}
+
+CommandSpec Spec(int arity, uint32_t flags, std::string summary,
+                 std::function<void(CallContext&)> handler) {
+  CommandSpec s;
+  s.arity = arity;
+  s.flags = flags;
+  s.summary = std::move(summary);
+  s.handler = std::move(handler);
+  return s;
+}
+
+}  // namespace
+
+void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& store) {
+  FrontierNode* n = &node;
+  server.Register("FRONTIER.ADD", Spec(-2, kCmdWrite, "Add URLs to the default crawl",
+                                       [n](CallContext& c) { AddCmd(c, *n); }));
+  server.Register("FRONTIER.ADDX",
+                  Spec(-3, kCmdWrite, "Add URLs with crawl, depth, priority, parent, refetch",
+                       [n](CallContext& c) { AddXCmd(c, *n); }));
+  server.Register("FRONTIER.LEASE",
+                  Spec(-3, kCmdWrite | kCmdBlocking, "Lease up to count URLs, optionally blocking",
+                       [n](CallContext& c) { LeaseCmd(c, *n); }));
+  server.Register("FRONTIER.DONE", Spec(-4, kCmdWrite, "Report a lease's outcome and links",
+                                        [n](CallContext& c) { DoneCmd(c, *n); }));
+  server.Register("FRONTIER.RENEW", Spec(-3, kCmdWrite | kCmdFast, "Extend a lease",
+                                         [n](CallContext& c) { RenewCmd(c, *n); }));
+  server.Register("FRONTIER.HOST", Spec(-4, kCmdWrite | kCmdAdmin,
+                                        "Set a host's delay, block, budget or robots",
+                                        [n](CallContext& c) { HostCmd(c, *n); }));
+  server.Register("FRONTIER.PAUSE", Spec(-1, kCmdWrite | kCmdAdmin, "Pause leasing",
+                                         [n](CallContext& c) { PauseCmd(c, *n, true); }));
+  server.Register("FRONTIER.RESUME", Spec(-1, kCmdWrite | kCmdAdmin, "Resume leasing",
+                                          [n](CallContext& c) { PauseCmd(c, *n, false); }));
+  server.Register("FRONTIER.SEEN", Spec(-2, kCmdReadonly, "Was this URL ever added (exact)",
+                                        [n](CallContext& c) { SeenCmd(c, *n); }));
+  server.Register("FRONTIER.STATS", Spec(-1, kCmdReadonly, "Crawl counters",
+                                         [n](CallContext& c) { StatsCmd(c, *n); }));
+  server.Register("FRONTIER.HOSTS", Spec(-1, kCmdReadonly, "Hosts by queue size",
+                                         [n](CallContext& c) { HostsCmd(c, *n); }));
+  server.Register("FRONTIER.SNAPSHOT",
+                  Spec(1, kCmdAdmin, "Write the seen-set filters now",
+                       [n](CallContext& c) { ReplyStatus(c, n->seen().SnapshotNow()); }));
+  Store* st = &store;
+  server.Register("FRONTIER.CHECKPOINT",
+                  Spec(2, kCmdAdmin, "Consistent RocksDB checkpoint into a new directory",
+                       [st](CallContext& c) { ReplyStatus(c, st->Checkpoint(c.args()[1])); }));
+}
+
+}  // namespace crawlfront

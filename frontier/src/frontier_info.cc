@@ -1,0 +1,129 @@
+// INFO sections and the status page's snapshot: one source of numbers for
+// INFO, /api/stats, /metrics and crawlctl (STYLE.md: INFO-style status).
+
+#include <algorithm>
+
+#include "crawlfront/frontier/frontier_node.h"
+
+namespace crawlfront {
+namespace {
+
+void Line(std::string* out, std::string_view name, const std::string& value) {
+  out->append(name).append(":").append(value).append("\r\n");
+}
+
+void CrawlSection(std::string* out, CrawlCore& core, std::string_view crawl,
+                  std::string_view title) {
+  out->append("# ").append(title).append("\r\n");
+  CrawlStats st = core.Stats(crawl);
+  for (auto& [name, value] : st.Fields()) Line(out, name, std::to_string(value));
+  bool finished;
+  if (crawl.empty()) {
+    auto crawls = core.Crawls();
+    finished = !crawls.empty() && st.urls_seen > 0 && st.urls_queued == 0 &&
+               st.urls_inflight == 0;
+  } else {
+    finished = core.Finished(crawl);
+  }
+  Line(out, "finished", finished ? "1" : "0");
+  Line(out, "crawls", std::to_string(core.Crawls().size()));
+}
+
+void SeenSection(std::string* out, SeenSet& seen) {
+  SeenSetStats s = seen.GetStats();
+  out->append("# Seen\r\n");
+  Line(out, "seen_mode", SeenModeName(seen.options().mode));
+  Line(out, "seen_partitions", std::to_string(seen.partitions()));
+  Line(out, "seen_items", std::to_string(s.items));
+  Line(out, "seen_filter_bytes", std::to_string(s.filter_bytes));
+  Line(out, "seen_lookups", std::to_string(s.lookups));
+  Line(out, "seen_bloom_negatives", std::to_string(s.bloom_negatives));
+  Line(out, "seen_cache_hits", std::to_string(s.cache_hits));
+  Line(out, "seen_disk_lookups", std::to_string(s.disk_lookups));
+  Line(out, "seen_false_positives", std::to_string(s.false_positives));
+  Line(out, "seen_rebuilds_done", std::to_string(s.rebuilds_done));
+  Line(out, "seen_rebuilds_running", std::to_string(s.rebuilds_running));
+  Line(out, "seen_snapshots_written", std::to_string(s.snapshots_written));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", s.max_fill_ratio);
+  Line(out, "seen_max_fill_ratio", buf);
+}
+
+}  // namespace
+
+// Sections: "crawl" (all crawls together), "crawl:ID" (one crawl), "seen".
+std::string FrontierNode::RenderInfo(std::string_view section) {
+  std::string out;
+  if (section.empty() || section == "all" || section == "everything" || section == "crawl") {
+    CrawlSection(&out, *crawl_, "", "Crawl");
+  }
+  if (section.rfind("crawl:", 0) == 0) {
+    std::string id(section.substr(6));
+    CrawlSection(&out, *crawl_, id, "Crawl " + id);
+  }
+  if (section.empty() || section == "all" || section == "everything" || section == "seen") {
+    if (!out.empty()) out += "\r\n";
+    SeenSection(&out, *seen_);
+  }
+  return out;
+}
+
+StatusSnapshot FrontierNode::BuildSnapshot() {
+  StatusSnapshot s;
+  s.unix_ms = Clock::Real()->NowMs();
+  s.version = "0.1.0";
+  s.uptime_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  s.ready = true;
+  CrawlStats c = crawl_->Stats("");
+  s.totals.urls_seen = c.urls_seen;
+  s.totals.urls_queued = c.urls_queued;
+  s.totals.urls_inflight = c.urls_inflight;
+  s.totals.urls_fetched = c.fetched_2xx + c.fetched_3xx + c.fetched_4xx + c.fetched_5xx;
+  s.totals.urls_failed = c.urls_failed;
+  s.totals.urls_robots_blocked = c.urls_robots_blocked;
+  s.totals.urls_rejected = c.urls_rejected;
+  s.totals.hosts = c.hosts;
+  s.totals.hosts_ready = c.hosts_ready;
+  s.totals.leases_expired = c.leases_expired;
+  s.totals.fetched_by_class = {0, 0, c.fetched_2xx, c.fetched_3xx, c.fetched_4xx,
+                               c.fetched_5xx};
+  s.finished = c.urls_seen > 0 && c.urls_queued == 0 && c.urls_inflight == 0;
+
+  SeenSetStats ss = seen_->GetStats();
+  s.seen.mode = SeenModeName(seen_->options().mode);
+  s.seen.items = ss.items;
+  s.seen.filter_bytes = ss.filter_bytes;
+  for (uint32_t p = 0; p < seen_->partitions(); ++p) {
+    PartitionStats ps = seen_->GetPartitionStats(p);
+    s.seen.partitions.push_back({ps.id, ps.items, ps.capacity, ps.fill_ratio,
+                                 ps.estimated_fp_rate, ps.rebuilds, ps.rebuilding,
+                                 ps.last_snapshot_unix_ms});
+  }
+  s.rebuild.running = ss.rebuilds_running > 0;
+  s.rebuild.done = ss.rebuilds_running;
+  s.rebuild.runs_completed = ss.rebuilds_done;
+  s.snapshot.runs_completed = ss.snapshots_written;
+
+  for (const HostInfo& h : crawl_->ListHosts("", 20)) {
+    s.top_hosts.push_back({h.host, h.queued, h.inflight, h.done, h.delay_ms, h.ready_in_ms,
+                           h.blocked_until_ms, h.robots_state});
+  }
+  for (const std::string& id : crawl_->Crawls()) {
+    CrawlStats cs = crawl_->Stats(id);
+    s.crawls.push_back({id, false, cs.urls_seen, cs.urls_queued,
+                        cs.fetched_2xx + cs.fetched_3xx + cs.fetched_4xx + cs.fetched_5xx,
+                        cs.urls_failed});
+  }
+  std::lock_guard lock(mu_);
+  for (auto& [id, w] : workers_) {
+    if (s.unix_ms - w.last_seen_ms > 60'000) continue;  // gone quiet: not connected
+    uint64_t recent = 0;
+    for (auto& [t, n] : w.done_times) recent += n;
+    s.workers.push_back({id, "", w.leases, w.dones, recent * 1000.0 / 10'000});
+  }
+  s.recent_errors.assign(errors_.begin(), errors_.end());
+  return s;
+}
+
+}  // namespace crawlfront

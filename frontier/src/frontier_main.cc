@@ -1,0 +1,80 @@
+// crawl-frontier: parses options, opens the node, waits for a signal.
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "crawlfront/common/log.h"
+#include "crawlfront/frontier/frontier_node.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_signals = 0;
+
+void OnSignal(int) {
+  if (++g_signals >= 2) std::_Exit(130);  // second signal: exit at once
+}
+
+bool IsLoopback(const std::string& listen) {
+  return listen.rfind("127.", 0) == 0 || listen.rfind("localhost:", 0) == 0 ||
+         listen.rfind("[::1]:", 0) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace crawlfront;
+  const auto& table = FrontierConfigTable();
+  auto cmd = table.ParseArgs(argc, argv, FrontierFlagAliases());
+  if (!cmd.ok()) {
+    std::fprintf(stderr, "crawl-frontier: %s\n(see --help)\n", cmd.status().message().c_str());
+    return 2;
+  }
+  if (cmd->help) {
+    std::cout << "usage: crawl-frontier [--config FILE] [--set key=value ...] [flags]\n\n"
+                 "The crawl frontier: seen-set, host queues, leases; RESP server and status "
+                 "page.\nSample config: configs/frontier.toml. docs/operations.md explains "
+                 "running it.\n\n"
+              << table.HelpText(FrontierFlagAliases());
+    return 0;
+  }
+  auto options = table.Load(*cmd);
+  if (!options.ok()) {
+    std::fprintf(stderr, "crawl-frontier: %s\n", options.status().message().c_str());
+    return 2;
+  }
+  if (!options->auth_token.empty() || IsLoopback(options->listen)) {
+    // fine
+  } else {
+    std::fprintf(stderr, "crawl-frontier: server.listen %s is not loopback; set "
+                 "server.auth_token first\n", options->listen.c_str());
+    return 2;
+  }
+  Status log = InitLogging("crawl-frontier", options->log_level, options->log_file);
+  if (!log.ok()) {
+    std::fprintf(stderr, "crawl-frontier: %s\n", log.message().c_str());
+    return 2;
+  }
+  spdlog::info("crawl-frontier starting; effective config:\n{}", table.Dump(*options));
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto node = FrontierNode::Open(*options);
+  if (!node.ok()) {
+    spdlog::critical("cannot open frontier: {}", node.status().ToString());
+    return 1;
+  }
+  Status started = (*node)->Start();
+  if (!started.ok()) {
+    spdlog::critical("cannot start: {}", started.ToString());
+    return 1;
+  }
+  while (g_signals == 0) pause();
+  spdlog::info("signal received: shutting down (a second signal exits at once)");
+  (*node)->Stop();
+  node->reset();
+  return 0;
+}

@@ -1,0 +1,189 @@
+#include "crawlfront/frontier/frontier_node.h"
+
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+namespace crawlfront {
+namespace {
+constexpr size_t kMaxErrors = 50;
+constexpr int64_t kRateWindowMs = 10'000;
+}  // namespace
+
+Result<std::unique_ptr<FrontierNode>> FrontierNode::Open(const FrontierOptions& options) {
+  std::unique_ptr<FrontierNode> node(new FrontierNode(options));
+  spdlog::info("frontier: opening {}", options.data_dir);
+  auto store = Store::Open(options.data_dir, StoreOptionsOf(options));
+  if (!store.ok()) return store.status();
+  node->store_ = std::move(store.value());
+  auto seen = SeenSet::Open(node->store_.get(), SeenSetOptionsOf(options));
+  if (!seen.ok()) return seen.status();
+  node->seen_ = std::move(seen.value());
+  auto crawl = CrawlCore::Open(node->store_.get(), node->seen_.get(), CrawlOptionsOf(options),
+                               Clock::Real());
+  if (!crawl.ok()) return crawl.status();
+  node->crawl_ = std::move(crawl.value());
+  auto blooms = UserBloomRegistry::Open(node->store_.get(), UserBloomOptionsOf(options));
+  if (!blooms.ok()) return blooms.status();
+  node->blooms_ = std::move(blooms.value());
+  node->crawl_->SetWorkCallback([n = node.get()] { n->cv_.notify_all(); });
+  return node;
+}
+
+FrontierNode::~FrontierNode() {
+  Stop();
+  http_.reset();
+  resp_.reset();
+  blooms_.reset();
+  crawl_.reset();
+  seen_.reset();  // final seen-set snapshot
+  store_.reset();
+  spdlog::info("frontier: closed");
+}
+
+Status FrontierNode::Start() {
+  resp_ = std::make_unique<RespServer>(RespServerOptionsOf(options_));
+  RegisterFrontierCommands(*resp_, *this, *store_);
+  RegisterBfCommands(*resp_, *blooms_, seen_.get());
+  resp_->SetInfoProvider([this](std::string_view s) { return RenderInfo(s); });
+  CRAWLFRONT_RETURN_IF_ERROR(resp_->Start());
+  spdlog::info("frontier: RESP on port {} (redis-cli -p {} INFO crawl)", resp_->port(),
+               resp_->port());
+  if (!options_.http.empty()) {
+    http_ = std::make_unique<StatusServer>(StatusServerOptionsOf(options_),
+                                           [this] { return BuildSnapshot(); });
+    CRAWLFRONT_RETURN_IF_ERROR(http_->Start());
+    spdlog::info("frontier: status page on http://127.0.0.1:{}/", http_->port());
+  }
+  {
+    std::lock_guard lock(mu_);
+    running_ = true;
+  }
+  waiter_thread_ = std::thread([this] { LeaseWaiterLoop(); });
+  expiry_thread_ = std::thread([this] { ExpiryLoop(); });
+  return WritePortFile();
+}
+
+void FrontierNode::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (!running_) return;
+    running_ = false;
+    stopping_ = true;
+  }
+  spdlog::info("frontier: stopping");
+  cv_.notify_all();
+  if (waiter_thread_.joinable()) waiter_thread_.join();
+  if (expiry_thread_.joinable()) expiry_thread_.join();
+  if (resp_) resp_->Stop();
+  if (http_) http_->Stop();
+  Status s = seen_->SnapshotNow();
+  if (!s.ok()) spdlog::error("frontier: snapshot at shutdown failed: {}", s.ToString());
+}
+
+Status FrontierNode::WritePortFile() {
+  if (options_.port_file.empty()) return Status::Ok();
+  std::string tmp = options_.port_file + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << "resp=" << resp_port() << "\nhttp=" << http_port() << "\n";
+    if (!out) return Status::IoError("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), options_.port_file.c_str()) != 0) {
+    return Status::IoError("cannot rename " + tmp);
+  }
+  return Status::Ok();
+}
+
+void FrontierNode::ExpiryLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, options_.lease_check_interval, [&] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    size_t expired = 0;
+    Status s = crawl_->ExpireLeases(&expired);
+    if (!s.ok()) NoteError("lease expiry: " + s.ToString());
+    if (expired > 0) spdlog::info("frontier: {} lease(s) expired and re-queued", expired);
+    lock.lock();
+  }
+}
+
+void FrontierNode::AddLeaseWaiter(LeaseWaiter waiter) {
+  {
+    std::lock_guard lock(mu_);
+    waiters_.push_back(std::move(waiter));
+  }
+  cv_.notify_all();
+}
+
+void EncodeLeases(RespWriter& w, const std::vector<LeasedUrl>& leases);
+
+// Serves blocked FRONTIER.LEASE calls: retries them when work may have
+// arrived (the core's callback) or every 20 ms, answers empty at deadline.
+void FrontierNode::LeaseWaiterLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    if (waiters_.empty()) {
+      cv_.wait_for(lock, std::chrono::milliseconds(200));
+      continue;
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(20));
+    std::deque<LeaseWaiter> pending;
+    pending.swap(waiters_);
+    lock.unlock();
+    int64_t now = Clock::Real()->NowMs();
+    std::deque<LeaseWaiter> still;
+    for (auto& w : pending) {
+      std::vector<LeasedUrl> leases;
+      Status s = crawl_->Lease(w.worker, w.count, w.crawl, &leases);
+      if (!s.ok() || !leases.empty() || now >= w.deadline_ms) {
+        std::string out;
+        RespWriter writer(&out, w.reply->protocol());
+        if (!s.ok()) {
+          writer.Error("ERR " + s.message());
+        } else {
+          EncodeLeases(writer, leases);
+          NoteWorker(w.worker, leases.size(), 0);
+        }
+        w.reply->Complete(std::move(out));
+      } else {
+        still.push_back(std::move(w));
+      }
+    }
+    lock.lock();
+    for (auto& w : still) waiters_.push_back(std::move(w));
+  }
+  for (auto& w : waiters_) {  // shutting down: answer everyone
+    std::string out;
+    RespWriter writer(&out, w.reply->protocol());
+    writer.ArrayHeader(0);
+    w.reply->Complete(std::move(out));
+  }
+  waiters_.clear();
+}
+
+void FrontierNode::NoteError(std::string text) {
+  spdlog::warn("frontier: {}", text);
+  std::lock_guard lock(mu_);
+  errors_.push_back({Clock::Real()->NowMs(), std::move(text)});
+  while (errors_.size() > kMaxErrors) errors_.pop_front();
+}
+
+void FrontierNode::NoteWorker(std::string_view id, uint64_t leased, uint64_t done) {
+  int64_t now = Clock::Real()->NowMs();
+  std::lock_guard lock(mu_);
+  auto it = workers_.find(id);
+  if (it == workers_.end()) it = workers_.emplace(std::string(id), WorkerActivity{}).first;
+  WorkerActivity& w = it->second;
+  w.leases += leased;
+  w.leases -= std::min(w.leases, done);
+  w.dones += done;
+  w.last_seen_ms = now;
+  if (done > 0) w.done_times.emplace_back(now, done);
+  while (!w.done_times.empty() && w.done_times.front().first < now - kRateWindowMs) {
+    w.done_times.pop_front();
+  }
+}
+
+}  // namespace crawlfront
