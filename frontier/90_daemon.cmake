@@ -6,3 +6,9 @@ crawlfront_module(NAME frontier_node
        crawlfront_config crawlfront_log spdlog::spdlog fmt::fmt)
 add_executable(crawl-frontier src/frontier_main.cc)
 target_link_libraries(crawl-frontier PRIVATE crawlfront_frontier_node)
+crawlfront_test(NAME frontier_options_test SOURCES src/frontier_options_test.cc
+                DEPS crawlfront_frontier_node)
+if(TARGET frontier_options_test)
+  target_compile_definitions(frontier_options_test PRIVATE
+                             CRAWLFRONT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()

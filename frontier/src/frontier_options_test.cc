@@ -1,0 +1,54 @@
+#include "crawlfront/frontier/frontier_options.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace crawlfront {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(FrontierOptionsTest, SampleConfigSetsEveryKeyAndLoads) {
+  std::string path = std::string(CRAWLFRONT_SOURCE_DIR) + "/configs/frontier.toml";
+  std::string text = ReadFile(path);
+  ASSERT_FALSE(text.empty()) << path;
+  auto missing = FrontierConfigTable().MissingKeys(text);
+  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  EXPECT_TRUE(missing->empty()) << "configs/frontier.toml lacks " << missing->front();
+  FrontierOptions o = FrontierConfigTable().Defaults();
+  ASSERT_TRUE(FrontierConfigTable().LoadFile(path, &o).ok());
+  EXPECT_EQ(o.listen, "127.0.0.1:6380");
+  EXPECT_EQ(SeenSetOptionsOf(o).partitions, 1024u);
+}
+
+TEST(FrontierOptionsTest, UnknownKeyNamesTheLine) {
+  FrontierOptions o = FrontierConfigTable().Defaults();
+  Status s = FrontierConfigTable().LoadString("[server]\nlisen = \"x\"\n", &o, "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("t.toml:2"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("server.lisen"), std::string::npos) << s.message();
+}
+
+TEST(FrontierOptionsTest, ConversionsCarryValues) {
+  FrontierOptions o = FrontierConfigTable().Defaults();
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("seen.mode=bloom-only", &o).ok());
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("data.durability=fsync", &o).ok());
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("crawl.default_delay=250ms", &o).ok());
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("url.host_key=registered-domain", &o).ok());
+  EXPECT_EQ(SeenSetOptionsOf(o).mode, SeenMode::kBloomOnly);
+  EXPECT_EQ(StoreOptionsOf(o).durability, Durability::kFsync);
+  EXPECT_EQ(CrawlOptionsOf(o).default_delay.count(), 250);
+  EXPECT_EQ(CrawlOptionsOf(o).url.host_key_mode, HostKeyMode::kRegisteredDomain);
+  EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.mode=fast", &o).ok());
+  EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.partitions=0", &o).ok());
+}
+
+}  // namespace
+}  // namespace crawlfront
