@@ -12,7 +12,7 @@ PACKAGES=(
   libtomlplusplus-dev libspdlog-dev libfmt-dev zlib1g-dev libpsl-dev libidn2-dev
   libxml2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  redis-tools redis-server wget2 python3
+  redis-tools redis-server wget2 python3 prometheus
 )
 
 missing=()
