@@ -100,20 +100,33 @@ TEST(UserBloomRegistryTest, RestartRestoresFiltersExactly) {
   TempDir dir;
   UserBloomOptions o;
   o.snapshot_interval = std::chrono::milliseconds(0);
-  BfInfo before_snap, before_log;
-  {
+  BfInfo before[2];
+  // The adds run in a child that exits without destructors, like a crash:
+  // no snapshot on close, so "log" comes back from the log alone.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
     Db db = OpenOrDie(dir.path(), o);
     std::vector<BfAddOutcome> out;
     BfParams p{0.01, 100, 2, false};
-    ASSERT_TRUE(db.reg->Add("snap", Items(0, 1000), &p, &out).ok());
-    ASSERT_TRUE(db.reg->SnapshotNow().ok());
-    ASSERT_TRUE(db.reg->Add("snap", Items(1000, 1500), &p, &out).ok());  // log only
-    ASSERT_TRUE(db.reg->Add("log", Items(0, 700), &p, &out).ok());
-    before_snap = *db.reg->Info("snap");
-    before_log = *db.reg->Info("log");
-    db.reg.release();  // leak on purpose: no snapshot on close, like a crash
-    db.store.reset();
+    bool ok = db.reg->Add("snap", Items(0, 1000), &p, &out).ok() && db.reg->SnapshotNow().ok() &&
+              db.reg->Add("snap", Items(1000, 1500), &p, &out).ok() &&  // log only
+              db.reg->Add("log", Items(0, 700), &p, &out).ok();
+    if (!ok) _exit(3);
+    BfInfo infos[2] = {*db.reg->Info("snap"), *db.reg->Info("log")};
+    if (write(fds[1], infos, sizeof infos) != sizeof infos) _exit(4);
+    _exit(0);
   }
+  close(fds[1]);
+  ASSERT_EQ(read(fds[0], before, sizeof before), static_cast<ssize_t>(sizeof before));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  BfInfo before_snap = before[0], before_log = before[1];
   Db db = OpenOrDie(dir.path(), o);
   for (auto [name, before, n] :
        {std::tuple{"snap", before_snap, 1500}, std::tuple{"log", before_log, 700}}) {
