@@ -33,14 +33,20 @@ uint64_t EnvOr(const char* name, uint64_t def) {
   return v ? std::strtoull(v, nullptr, 10) : def;
 }
 
+uint64_t SplitMix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The i-th URL's key, cheap to regenerate (key generation must not dominate).
 SeenKey KeyAt(uint64_t i) {
   // Host = i / 50: about 50 URLs per host, hosts spread over partitions.
   SeenKey k;
-  uint64_t host = i / 50;
-  k.host_hash = host * 0x9e3779b97f4a7c15ull ^ (host >> 7);
-  std::mt19937_64 rng(i + 0x1234);
-  k.fingerprint.hi = rng();
-  k.fingerprint.lo = rng();
+  k.host_hash = SplitMix(i / 50);
+  k.fingerprint.hi = SplitMix(i ^ 0x5555);
+  k.fingerprint.lo = SplitMix(k.fingerprint.hi);
   return k;
 }
 
