@@ -42,7 +42,9 @@ TEST(BfChainTest, ScalesWithoutFalseNegatives) {
   for (size_t i = 0; i < c.link_count(); ++i) {
     EXPECT_EQ(c.link(i).capacity, 100u << i);
     EXPECT_DOUBLE_EQ(c.link(i).error, 0.005 / (1 << i));
-    if (i + 1 < c.link_count()) EXPECT_EQ(c.link(i).items, c.link(i).capacity);
+    if (i + 1 < c.link_count()) {
+      EXPECT_EQ(c.link(i).items, c.link(i).capacity);
+    }
   }
   EXPECT_EQ(c.capacity(), 1500u);
 }

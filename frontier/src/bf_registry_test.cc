@@ -47,11 +47,6 @@ Db OpenOrDie(const std::string& dir, UserBloomOptions o = {}) {
   return db;
 }
 
-void Close(Db& db) {
-  db.reg.reset();
-  db.store.reset();
-}
-
 std::vector<std::string> Items(int from, int to) {
   std::vector<std::string> v;
   for (int i = from; i < to; ++i) v.push_back("http://example.com/" + std::to_string(i));

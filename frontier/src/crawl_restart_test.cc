@@ -67,7 +67,9 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   for (int i = 0; i < 200 && !core_->Finished("default"); ++i) {  // 2 s < block
     for (auto& l : LeaseN(10)) {
       EXPECT_NE(l.crawl, "c2");
-      if (l.url == open_lease[0].url) EXPECT_EQ(l.attempt, open_lease[0].attempt);
+      if (l.url == open_lease[0].url) {
+        EXPECT_EQ(l.attempt, open_lease[0].attempt);
+      }
       if (l.kind == LeaseKind::kPage) {
         EXPECT_TRUE(leased.insert(l.url).second) << "leased twice: " << l.url;
         ++pages;

@@ -153,6 +153,24 @@ TEST_F(LeaseTest, DelayFactorUsesResponseTime) {
   EXPECT_EQ(LeaseN(1).size(), 1u);
 }
 
+// A worker may send a request well after its lease; the next lease of the
+// host waits a full delay after the fetch's start as DONE reports it.
+TEST_F(LeaseTest, PolitenessCountsFromTheReportedFetchStart) {
+  Open(NoRobotsOptions(100));
+  AddUrls({"http://a.test/1", "http://a.test/2"});
+  auto l = LeaseN(1);
+  int64_t leased = clock_.NowMs();
+  clock_.Advance(80);  // the request left 70 ms after the lease
+  DoneReport r = Fetched();
+  r.fetch_ms = 10;
+  EXPECT_TRUE(Done(l[0], r));
+  EXPECT_EQ(core_->NextReadyMs(), leased + 70 + 100);
+  clock_.Set(leased + 169);
+  EXPECT_TRUE(LeaseN(1).empty());
+  clock_.Set(leased + 170);
+  EXPECT_EQ(LeaseN(1).size(), 1u);
+}
+
 TEST_F(LeaseTest, MaxInflightPerHostHoldsOverManyLeaseCalls) {
   CrawlOptions o = NoRobotsOptions(0);
   o.max_inflight_per_host = 2;

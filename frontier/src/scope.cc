@@ -7,9 +7,11 @@
 namespace crawlfront {
 namespace {
 
+// Lower case; a run of leading dots becomes one (".x.com" = under x.com only).
 std::string NormalizeSuffix(std::string_view s) {
+  bool dot = !s.empty() && s.front() == '.';
   while (!s.empty() && s.front() == '.') s.remove_prefix(1);
-  std::string out(s);
+  std::string out = dot && !s.empty() ? "." + std::string(s) : std::string(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
@@ -50,6 +52,7 @@ std::optional<std::string> CheckTraps(std::string_view spec, const CrawlOptions&
 
 bool HostUnderSuffix(std::string_view host, std::string_view suffix) {
   if (suffix.empty()) return false;
+  if (suffix.front() == '.') return host.size() > suffix.size() && host.ends_with(suffix);
   if (host == suffix) return true;
   return host.size() > suffix.size() && host.ends_with(suffix) &&
          host[host.size() - suffix.size() - 1] == '.';

@@ -23,21 +23,21 @@ TEST(ScopeTest, RulesGiveTheirReason) {
     std::string reason;  // empty = accepted
   };
   const std::vector<Case> cases = {
-      {"http://example.com/a", 0, ""},
+      {"http://example.com/a", 0, "host not in scope"},  // ".example.com": under only
       {"http://www.example.com/a", 3, ""},
       {"http://www.example.com/a", 4, "max depth exceeded"},
       {"http://other.org/", 0, ""},
       {"http://notexample.com/", 0, "host not in scope"},
       {"http://x.bad.example.com/", 0, "host denied"},
-      {"http://example.com/list?sort=asc", 0, "denied by pattern"},
-      {"http://example.com/doc.pdf", 0, "denied by pattern"},
-      {"http://example.com/?a=1&b=2", 0, ""},
-      {"http://example.com/?a=1&b=2&c=3", 0, "too many query parameters"},
-      {"http://example.com/1/2/3/4", 0, ""},
-      {"http://example.com/1/2/3/4/5", 0, "path too deep"},
-      {"http://example.com/a/b/a/b", 0, ""},
-      {"http://example.com/a/b/a/a", 0, "repeated path segment"},
-      {"http://example.com/" + std::string(50, 'z'), 0, "url too long"},
+      {"http://a.example.com/list?sort=asc", 0, "denied by pattern"},
+      {"http://a.example.com/doc.pdf", 0, "denied by pattern"},
+      {"http://a.example.com/?a=1&b=2", 0, ""},
+      {"http://a.example.com/?a=1&b=2&c=3", 0, "too many query parameters"},
+      {"http://a.example.com/1/2/3/4", 0, ""},
+      {"http://a.example.com/1/2/3/4/5", 0, "path too deep"},
+      {"http://a.example.com/a/b/a/b", 0, ""},
+      {"http://a.example.com/a/b/a/a", 0, "repeated path segment"},
+      {"http://a.example.com/" + std::string(48, 'z'), 0, "url too long"},
   };
   for (const auto& c : cases) {
     auto canon = Canonicalize(c.url);
@@ -60,6 +60,9 @@ TEST(ScopeTest, HelpersSplitUrls) {
   EXPECT_TRUE(HostUnderSuffix("b.com", "b.com"));
   EXPECT_FALSE(HostUnderSuffix("ab.com", "b.com"));
   EXPECT_FALSE(HostUnderSuffix("b.com", ""));
+  EXPECT_TRUE(HostUnderSuffix("a.b.com", ".b.com"));
+  EXPECT_FALSE(HostUnderSuffix("b.com", ".b.com"));
+  EXPECT_FALSE(HostUnderSuffix("ab.com", ".b.com"));
   EXPECT_EQ(PathAndQuery("http://h/a/b?x=1#f"), "/a/b?x=1");
   EXPECT_EQ(PathAndQuery("http://h:8080"), "/");
   EXPECT_EQ(PathAndQuery("http://h?q"), "?q");
