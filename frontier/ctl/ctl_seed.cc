@@ -78,8 +78,10 @@ class Progress {
 
 class Seeder {
  public:
+  // Lines before --start-line were acknowledged by an earlier run, so a
+  // failure before the first batch still resumes from --start-line.
   Seeder(const GlobalOptions& g, const SeedOptions& o, std::FILE* rejects)
-      : g_(g), o_(o), rejects_(rejects) {}
+      : g_(g), o_(o), rejects_(rejects), acked_line_(o.start_line > 0 ? o.start_line - 1 : 0) {}
 
   // Sends the pending batch; on failure reports the resumable position.
   Status Flush(Counts* c) {
@@ -141,7 +143,7 @@ class Seeder {
   size_t next_frontier_ = 0;
   std::vector<std::string> urls_;
   std::vector<uint64_t> line_numbers_;
-  uint64_t acked_line_ = 0;
+  uint64_t acked_line_;
 };
 
 std::string Trim(const std::string& s) {

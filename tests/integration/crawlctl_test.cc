@@ -1,0 +1,264 @@
+// crawlctl against the real daemon: seed summaries and reject reports, JSON
+// output, resuming a seed after the frontier died mid-way, exit codes.
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <csignal>
+#include <fstream>
+#include <regex>
+
+#include "daemon.h"
+#include "integ_util.h"
+
+namespace crawlfront {
+namespace {
+
+using testutil::Daemon;
+using testutil::TempDir;
+
+std::string Crawlctl() { return testutil::BinDir() + "/crawlctl"; }
+
+// What a seed line is, as the test wrote it; the expected summary is counted
+// from these kinds, not written down by hand.
+enum class Kind { kComment, kBlank, kNew, kDuplicate, kBad };
+
+struct SeedLine {
+  std::string text;
+  Kind kind;
+};
+
+std::vector<SeedLine> SeedFileLines() {
+  std::vector<SeedLine> lines = {{"# seeds for the crawlctl test", Kind::kComment},
+                                 {"", Kind::kBlank}};
+  for (int i = 1; i <= 20; ++i)
+    lines.push_back({"http://seed.test/" + std::to_string(i), Kind::kNew});
+  lines.insert(
+      lines.end(),
+      {
+          {"   ", Kind::kBlank},
+          {"http://seed.test/3", Kind::kDuplicate},
+          {"http://seed.test/7", Kind::kDuplicate},
+          {"HTTP://Seed.Test/5", Kind::kDuplicate},  // same URL once canonicalized
+          {"  # an indented comment", Kind::kComment},
+          {"ftp://x", Kind::kBad},
+          {"http://", Kind::kBad},
+          {"not a url", Kind::kBad},
+          {"http://seed.test/\x01"
+           "bad\x7f",
+           Kind::kBad},
+          {"http://seed.test/" + std::string(3000, 'a'), Kind::kBad},
+          {"  http://seed.test/with-blanks  ", Kind::kNew},
+          {"http://other.test/", Kind::kNew},
+          {"", Kind::kBlank},
+      });
+  return lines;
+}
+
+struct Summary {
+  uint64_t lines = 0, urls = 0, fresh = 0, seen = 0, rejected = 0;
+};
+
+Summary Expected(const std::vector<SeedLine>& lines) {
+  Summary s;
+  for (const auto& l : lines) {
+    ++s.lines;
+    if (l.kind == Kind::kComment || l.kind == Kind::kBlank) continue;
+    ++s.urls;
+    if (l.kind == Kind::kNew) ++s.fresh;
+    if (l.kind == Kind::kDuplicate) ++s.seen;
+    if (l.kind == Kind::kBad) ++s.rejected;
+  }
+  return s;
+}
+
+class CrawlctlTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(Start()); }
+  bool Start() {
+    std::string err;
+    bool ok = testutil::StartFrontier(&frontier_, dir_, dir_ / "data", {}, &err);
+    EXPECT_TRUE(ok) << err;
+    return ok;
+  }
+  std::string address() const {
+    return "127.0.0.1:" + std::to_string(frontier_.Port("resp"));
+  }
+  integ::ProcessResult Ctl(std::vector<std::string> args, const std::string& in = "") {
+    args.insert(args.begin(), {Crawlctl(), "--frontier", address()});
+    return integ::Run(args, dir_.path(), in);
+  }
+
+  TempDir dir_;
+  Daemon frontier_;
+};
+
+TEST_F(CrawlctlTest, SeedCountsAndReportsEveryLine) {
+  auto lines = SeedFileLines();
+  std::string path = dir_ / "seeds.txt";
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (const auto& l : lines) out << l.text << "\n";
+  }
+  Summary want = Expected(lines);
+  std::string rejects = dir_ / "rejects.txt";
+  auto r = Ctl({"seed", path, "--rejects", rejects});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  std::smatch m;
+  std::regex summary(
+      R"(seeded (\d+) URLs from (\d+) lines in [0-9.]+ s: (\d+) new, (\d+) already seen, (\d+) rejected)");
+  ASSERT_TRUE(std::regex_search(r.out, m, summary)) << r.out;
+  EXPECT_EQ(std::stoull(m[1]), want.urls);
+  EXPECT_EQ(std::stoull(m[2]), want.lines);
+  EXPECT_EQ(std::stoull(m[3]), want.fresh);
+  EXPECT_EQ(std::stoull(m[4]), want.seen);
+  EXPECT_EQ(std::stoull(m[5]), want.rejected);
+
+  // Each rejected line is reported once, with its number and a reason.
+  std::string report = integ::ReadFile(rejects);
+  EXPECT_EQ(integ::Lines(report).size(), want.rejected) << report;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].kind != Kind::kBad) continue;
+    std::regex entry("(^|\n)line " + std::to_string(i + 1) + ": [^:\n]+[^\n]*");
+    EXPECT_TRUE(std::regex_search(report, entry)) << "line " << i + 1 << " in:\n"
+                                                  << report;
+  }
+  for (const auto& l : lines) {
+    if (l.kind != Kind::kNew) continue;
+    auto seen = Ctl({"seen", l.text.substr(l.text.find_first_not_of(' '))});
+    EXPECT_EQ(seen.exit_code, 0) << seen.err;
+    EXPECT_EQ(seen.out, "1\n") << l.text;
+  }
+
+  // Seeding the same file again: everything valid is now a duplicate.
+  auto again = Ctl({"--json", "seed", path, "--rejects", dir_ / "rejects2.txt"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  boost::system::error_code ec;
+  auto json = boost::json::parse(again.out, ec);
+  ASSERT_FALSE(ec) << again.out;
+  auto& o = json.as_object();
+  EXPECT_EQ(o.at("lines").to_number<uint64_t>(), want.lines);
+  EXPECT_EQ(o.at("urls").to_number<uint64_t>(), want.urls);
+  EXPECT_EQ(o.at("new").to_number<uint64_t>(), 0u);
+  EXPECT_EQ(o.at("seen").to_number<uint64_t>(), want.fresh + want.seen);
+  EXPECT_EQ(o.at("rejected").to_number<uint64_t>(), want.rejected);
+
+  auto status = Ctl({"--json", "status"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  auto st = boost::json::parse(status.out, ec);
+  ASSERT_FALSE(ec) << status.out;
+  EXPECT_EQ(st.as_object().at("urls_seen").to_number<uint64_t>(), want.fresh);
+}
+
+TEST_F(CrawlctlTest, SeedResumesAfterTheFrontierDies) {
+  constexpr int kUrls = 100'000;
+  std::string path = dir_ / "big.txt";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < kUrls; ++i) {
+      out << "http://bulk" << i % 100 << ".test/p" << i << "\n";
+    }
+  }
+  // Through stdin, as in `generate | crawlctl seed -`.
+  std::string out = dir_ / "seed1.out", err = dir_ / "seed1.err";
+  pid_t pid = integ::Spawn({Crawlctl(), "--frontier", address(), "--timeout", "3000",
+                            "seed", "-", "--batch", "100"},
+                           path, out, err);
+  ASSERT_GT(pid, 0);
+  auto client = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(client);
+  bool mid =
+      integ::WaitFor([&] { return integ::InfoField(*client, "urls_seen") >= 3000; },
+                     std::chrono::seconds(60));
+  frontier_.Kill9();
+  int code = integ::WaitExit(pid);
+  ASSERT_TRUE(mid) << "seed did not progress: " << integ::ReadFile(err);
+  std::string message = integ::ReadFile(err);
+  ASSERT_EQ(code, 1) << "seed finished before the kill? " << message;
+  EXPECT_NE(message.find("seed stopped:"), std::string::npos) << message;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(message, m, std::regex(R"(resume with --start-line (\d+))")))
+      << message;
+  uint64_t start = std::stoull(m[1]);
+  EXPECT_GT(start, 1u);
+  EXPECT_LE(start, static_cast<uint64_t>(kUrls));
+
+  client.reset();
+  ASSERT_TRUE(Start());
+  auto r = Ctl(
+      {"--json", "seed", path, "--batch", "1000", "--start-line", std::to_string(start)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  boost::system::error_code ec;
+  auto json = boost::json::parse(r.out, ec);
+  ASSERT_FALSE(ec) << r.out;
+  EXPECT_EQ(json.as_object().at("urls").to_number<uint64_t>(), kUrls - start + 1);
+  EXPECT_EQ(json.as_object().at("rejected").to_number<uint64_t>(), 0u);
+
+  client = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(client);
+  for (int i = 0; i < kUrls; i += 1000) {
+    std::vector<std::vector<std::string>> cmds;
+    for (int j = i; j < std::min(kUrls, i + 1000); ++j) {
+      cmds.push_back({"FRONTIER.SEEN", "http://bulk" + std::to_string(j % 100) +
+                                           ".test/p" + std::to_string(j)});
+    }
+    auto replies = client->Pipeline(cmds);
+    ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+    for (size_t j = 0; j < replies->size(); ++j) {
+      ASSERT_EQ((*replies)[j].integer, 1) << "not seen: " << cmds[j][1];
+    }
+  }
+  EXPECT_EQ(integ::InfoField(*client, "urls_seen"), kUrls);
+}
+
+TEST_F(CrawlctlTest, FailedResumeKeepsItsStartLine) {
+  // A resumed seed that fails before its first batch is acknowledged must
+  // point at the same --start-line again, not back at line 1.
+  std::string path = dir_ / "few.txt";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 20; ++i) out << "http://few.test/" << i << "\n";
+  }
+  const std::string start = "5";
+  frontier_.Kill9();
+  auto r = Ctl({"--timeout", "2000", "seed", path, "--start-line", start});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("resume with --start-line " + start + "\n"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CrawlctlTest, ExitCodes) {
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {{}, 2},
+      {{"bogus"}, 2},
+      {{"--frobnicate", "status"}, 2},
+      {{"--timeout"}, 2},
+      {{"--frontier", "nonsense", "status"}, 2},
+      {{"--frontier", address(), "seed", "--batch", "0"}, 2},
+      {{"--frontier", address(), "seed", "--no-such-flag"}, 2},
+      {{"--frontier", address(), "seed", dir_ / "no-such-file"}, 1},
+      {{"--frontier", "127.0.0.1:1", "--timeout", "2000", "status"}, 1},
+      {{"--frontier", address(), "status"}, 0},
+      {{"--help"}, 0},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {Crawlctl()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto r = integ::Run(argv, dir_.path());
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, c.code) << "crawlctl " << shown << "\n" << r.err;
+    if (c.code != 0) {
+      EXPECT_FALSE(r.err.empty()) << "no message for: crawlctl " << shown;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crawlfront
