@@ -45,7 +45,8 @@ struct CrawlOptions {
   // crawl focused near its seeds. Default: 16.
   uint32_t max_depth = 16;
   // If not empty, only hosts equal to or under one of these suffixes
-  // ("example.com" admits "a.example.com") are accepted. Default: empty (all).
+  // ("example.com" admits "example.com" and "a.example.com"; ".example.com"
+  // only the latter) are accepted. Default: empty (all).
   std::vector<std::string> allow_host_suffixes;
   // Hosts equal to or under one of these suffixes are rejected; wins over
   // allow_host_suffixes. Default: empty.

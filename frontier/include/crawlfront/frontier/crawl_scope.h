@@ -32,7 +32,8 @@ class ScopeRules {
   std::vector<std::regex> deny_regexes_;
 };
 
-// True if `host` equals `suffix` or ends with "." + suffix.
+// True if `host` equals `suffix` or ends with "." + suffix; a suffix that
+// starts with '.' matches only hosts strictly under it.
 bool HostUnderSuffix(std::string_view host, std::string_view suffix);
 
 // The "/path?query" part of an absolute URL ("/" if it has no path), without
