@@ -2,7 +2,7 @@
 crawlfront_module(NAME resp_server
   SOURCES src/resp_server.cc src/resp_server_session.cc src/resp_server_builtins.cc
           src/resp_server_command.cc
-  DEPS crawlfront_resp Boost::headers Threads::Threads)
+  DEPS crawlfront_resp crawlfront_net Boost::headers Threads::Threads)
 target_include_directories(crawlfront_resp_server PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
 crawlfront_test(NAME resp_server_test SOURCES src/resp_server_test.cc
                 DEPS crawlfront_resp_server crawlfront_resp_client)

@@ -10,7 +10,7 @@ crawlfront_module(NAME status_http
   SOURCES src/status_http.cc src/status_session.cc src/status_router.cc
           src/status_page.cc src/status_json.cc src/status_metrics.cc
           src/status_escape.cc src/status_summary.cc src/status_history.cc
-  DEPS crawlfront_status Boost::headers Boost::json Threads::Threads)
+  DEPS crawlfront_status crawlfront_net Boost::headers Boost::json Threads::Threads)
 
 get_target_property(_status_type crawlfront_status_http TYPE)
 if(NOT _status_type STREQUAL "INTERFACE_LIBRARY")

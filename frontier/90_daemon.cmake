@@ -3,7 +3,7 @@ crawlfront_module(NAME frontier_node
   SOURCES src/frontier_node.cc src/frontier_commands.cc src/frontier_info.cc
           src/frontier_options.cc
   DEPS crawlfront_crawl crawlfront_bf crawlfront_resp_server crawlfront_status_http
-       crawlfront_config crawlfront_log spdlog::spdlog fmt::fmt)
+       crawlfront_config crawlfront_log crawlfront_net spdlog::spdlog fmt::fmt)
 add_executable(crawl-frontier src/frontier_main.cc)
 target_link_libraries(crawl-frontier PRIVATE crawlfront_frontier_node)
 crawlfront_test(NAME frontier_options_test SOURCES src/frontier_options_test.cc

@@ -1,4 +1,4 @@
 # crawlctl: the operator CLI (frontier/ctl/).
 add_executable(crawlctl ctl/ctl_main.cc ctl/ctl_common.cc ctl/ctl_seed.cc ctl/ctl_status.cc
                         ctl/ctl_run.cc)
-target_link_libraries(crawlctl PRIVATE crawlfront_resp_client Boost::program_options)
+target_link_libraries(crawlctl PRIVATE crawlfront_resp_client crawlfront_net Boost::program_options)

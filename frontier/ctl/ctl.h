@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlfront/common/net.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/common/status.h"
 
@@ -23,8 +24,8 @@ struct GlobalOptions {
   int timeout_ms = 5000;
 };
 
-// Splits "host:port" (or "[v6]:port"); InvalidArgument if malformed.
-Result<std::pair<std::string, uint16_t>> SplitHostPort(const std::string& s);
+// "host:port" of a frontier to connect to (no port 0; empty host = 127.0.0.1).
+Result<HostPort> FrontierAddress(const std::string& s);
 // Connects to `address` with the global auth and timeout.
 Result<std::unique_ptr<RespClient>> Connect(const GlobalOptions& g, const std::string& address);
 // Runs one command against every frontier; fails on the first error.

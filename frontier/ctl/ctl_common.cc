@@ -1,4 +1,3 @@
-#include <charconv>
 #include <cstdio>
 #include <sstream>
 
@@ -6,31 +5,21 @@
 
 namespace crawlfront::ctl {
 
-Result<std::pair<std::string, uint16_t>> SplitHostPort(const std::string& s) {
-  size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon + 1 == s.size()) {
-    return Status::InvalidArgument("expected HOST:PORT, got '" + s + "'");
-  }
-  std::string host = s.substr(0, colon);
-  if (host.size() > 1 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  unsigned port = 0;
-  auto [p, ec] = std::from_chars(s.data() + colon + 1, s.data() + s.size(), port);
-  if (ec != std::errc() || p != s.data() + s.size() || port == 0 || port > 65535) {
-    return Status::InvalidArgument("bad port in '" + s + "'");
-  }
-  return std::make_pair(host.empty() ? std::string("127.0.0.1") : host,
-                        static_cast<uint16_t>(port));
+Result<HostPort> FrontierAddress(const std::string& s) {
+  auto hp = SplitHostPort(s);
+  if (!hp.ok()) return hp.status();
+  if (hp->port == 0) return Status::InvalidArgument("'" + s + "': port 0");
+  if (hp->host.empty()) hp->host = "127.0.0.1";
+  return hp;
 }
 
 Result<std::unique_ptr<RespClient>> Connect(const GlobalOptions& g, const std::string& address) {
-  auto hp = SplitHostPort(address);
+  auto hp = FrontierAddress(address);
   if (!hp.ok()) return hp.status();
   RespClientOptions o;
   o.timeout = std::chrono::milliseconds(g.timeout_ms);
   o.auth_token = g.auth;
-  auto c = RespClient::Connect(hp->first, hp->second, o);
+  auto c = RespClient::Connect(hp->host, hp->port, o);
   if (!c.ok()) return Status::Unavailable("frontier " + address + ": " + c.status().message());
   return c;
 }

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     g.frontiers.push_back(env ? env : "127.0.0.1:6380");
   }
   for (const auto& f : g.frontiers) {
-    auto hp = SplitHostPort(f);
+    auto hp = FrontierAddress(f);
     if (!hp.ok()) {
       std::fprintf(stderr, "crawlctl: --frontier: %s\n", hp.status().message().c_str());
       return kExitUsage;

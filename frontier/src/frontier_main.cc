@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "crawlfront/common/log.h"
+#include "crawlfront/common/net.h"
 #include "crawlfront/frontier/frontier_node.h"
 
 namespace {
@@ -18,8 +19,8 @@ void OnSignal(int) {
 }
 
 bool IsLoopback(const std::string& listen) {
-  return listen.rfind("127.", 0) == 0 || listen.rfind("localhost:", 0) == 0 ||
-         listen.rfind("[::1]:", 0) == 0;
+  auto endpoint = crawlfront::ParseListenEndpoint(listen);
+  return endpoint.ok() && endpoint->address().is_loopback();
 }
 
 }  // namespace
@@ -45,9 +46,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "crawl-frontier: %s\n", options.status().message().c_str());
     return 2;
   }
-  if (!options->auth_token.empty() || IsLoopback(options->listen)) {
-    // fine
-  } else {
+  if (options->auth_token.empty() && !IsLoopback(options->listen)) {
     std::fprintf(stderr, "crawl-frontier: server.listen %s is not loopback; set "
                  "server.auth_token first\n", options->listen.c_str());
     return 2;

@@ -2,6 +2,7 @@
 // replies. Connections live in resp_server_session.cc, built-in commands in
 // resp_server_builtins.cc.
 #include "crawlfront/frontier/resp_server.h"
+#include "crawlfront/common/net.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -37,31 +38,6 @@ std::string Upper(std::string_view s) {
   return out;
 }
 
-// Parses "host:port" / "[v6]:port" into an endpoint.
-Result<tcp::endpoint> ParseListen(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) {
-    return Status::InvalidArgument("listen '" + listen + "' must be host:port");
-  }
-  std::string host = listen.substr(0, colon);
-  std::string port_text = listen.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (host == "localhost") host = "127.0.0.1";
-  unsigned port = 0;
-  auto [end, ec] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
-    return Status::InvalidArgument("listen '" + listen + "': bad port");
-  }
-  boost::system::error_code addr_ec;
-  asio::ip::address address = asio::ip::make_address(host, addr_ec);
-  if (addr_ec) {
-    return Status::InvalidArgument("listen '" + listen + "': host must be an IP address");
-  }
-  return tcp::endpoint(address, static_cast<uint16_t>(port));
-}
 
 asio::awaitable<void> RejectConnection(tcp::socket socket) {
   static const std::string kReply = "-ERR max number of clients reached\r\n";
@@ -169,7 +145,7 @@ void RespServer::Dispatch(CallContext& ctx) {
 
 Status RespServer::Start() {
   if (running_ || io_) return Status::InvalidArgument("RespServer::Start called twice");
-  Result<tcp::endpoint> endpoint = ParseListen(options_.listen);
+  Result<tcp::endpoint> endpoint = ParseListenEndpoint(options_.listen);
   if (!endpoint.ok()) return endpoint.status();
   if (!endpoint->address().is_loopback() && options_.auth_token.empty()) {
     return Status::InvalidArgument("listen " + options_.listen +

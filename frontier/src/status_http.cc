@@ -2,6 +2,7 @@
 // rate history. Connections live in status_session.cc, routing in
 // status_router.cc.
 #include "crawlfront/frontier/status_http.h"
+#include "crawlfront/common/net.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -35,31 +36,6 @@ struct StatusServer::Io {
 
 namespace {
 
-// "ip:port" / "[v6]:port" / "localhost:port" into an endpoint.
-Result<tcp::endpoint> ParseListen(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) {
-    return Status::InvalidArgument("listen '" + listen + "' must be host:port");
-  }
-  std::string host = listen.substr(0, colon);
-  std::string port_text = listen.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (host == "localhost") host = "127.0.0.1";
-  unsigned port = 0;
-  auto [end, ec] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
-    return Status::InvalidArgument("listen '" + listen + "': bad port");
-  }
-  boost::system::error_code addr_ec;
-  asio::ip::address address = asio::ip::make_address(host, addr_ec);
-  if (addr_ec) {
-    return Status::InvalidArgument("listen '" + listen + "': host must be an IP address");
-  }
-  return tcp::endpoint(address, static_cast<uint16_t>(port));
-}
 
 int64_t NowUnixMs() {
   using namespace std::chrono;
@@ -144,7 +120,7 @@ Status StatusServer::Start() {
   if (io_) return Status::InvalidArgument("StatusServer::Start called twice");
   if (!provider_)
     return Status::InvalidArgument("StatusServer needs a snapshot provider");
-  Result<tcp::endpoint> endpoint = ParseListen(options_.listen);
+  Result<tcp::endpoint> endpoint = ParseListenEndpoint(options_.listen);
   if (!endpoint.ok()) return endpoint.status();
   if (!endpoint->address().is_loopback() && options_.auth_token.empty()) {
     return Status::InvalidArgument("status listen " + options_.listen +

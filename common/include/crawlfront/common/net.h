@@ -1,0 +1,27 @@
+#pragma once
+// "host:port" handling shared by the servers, the worker and crawlctl.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include "crawlfront/common/status.h"
+
+namespace crawlfront {
+
+struct HostPort {
+  std::string host;  // brackets of "[v6]" removed; may be empty
+  uint16_t port = 0;
+};
+
+// Splits "host:port" or "[v6]:port". InvalidArgument for a missing or bad
+// port (port 0 is allowed: "pick a free one").
+Result<HostPort> SplitHostPort(std::string_view text);
+
+// A listen address: an IP literal (or "localhost") and a port.
+// InvalidArgument with the text quoted when it is not one.
+Result<boost::asio::ip::tcp::endpoint> ParseListenEndpoint(std::string_view text);
+
+}  // namespace crawlfront
