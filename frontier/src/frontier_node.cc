@@ -112,9 +112,16 @@ void FrontierNode::ExpiryLoop() {
 void FrontierNode::AddLeaseWaiter(LeaseWaiter waiter) {
   {
     std::lock_guard lock(mu_);
-    waiters_.push_back(std::move(waiter));
+    if (!stopping_) {
+      waiters_.push_back(std::move(waiter));
+      cv_.notify_all();
+      return;
+    }
   }
-  cv_.notify_all();
+  std::string out;  // shutting down: nothing more will be leased
+  RespWriter writer(&out, waiter.reply->protocol());
+  writer.ArrayHeader(0);
+  waiter.reply->Complete(std::move(out));
 }
 
 void EncodeLeases(RespWriter& w, const std::vector<LeasedUrl>& leases);
