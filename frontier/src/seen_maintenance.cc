@@ -74,10 +74,13 @@ Status SeenSet::Rebuild(uint32_t p) {
   {
     std::lock_guard lock(P.mu);
     if (P.next) return Status::Ok();
-    new_capacity = std::max({2 * P.capacity, 2 * P.items, kMinPartitionCapacity});
+    // Twice what the partition holds: at the fill threshold items ~ capacity,
+    // so the filter doubles; a forced rebuild never grows without bound.
+    new_capacity = std::max(2 * P.items, kMinPartitionCapacity);
     old_bytes = P.filter->bytes();
-    P.next = std::make_unique<BlockedBloom>(
-        BlockedBloom::ForCapacity(new_capacity, options_.false_positive_rate));
+    auto next = BlockedBloom::Make(new_capacity, options_.false_positive_rate);
+    if (!next.ok()) return next.status();
+    P.next = std::make_unique<BlockedBloom>(std::move(next.value()));
     spdlog::info("seen-set: rebuilding partition {} ({} URLs, fill {:.3f}) for capacity {}",
                  p, P.items, P.filter->fill_ratio(), new_capacity);
   }

@@ -280,6 +280,10 @@ TEST(SeenSetTest, RebuildUnderConcurrentInsertsLosesNothing) {
   }
   writer.join();
   EXPECT_GT(forced, 0u);
+  for (uint32_t p = 0; p < o.partitions; ++p) {
+    PartitionStats ps = db.seen->GetPartitionStats(p);
+    EXPECT_LE(ps.capacity, 2 * ps.items + 1024) << "forced rebuilds must not inflate filters";
+  }
   ExpectAllSeen(*db.seen, 0, 600'000);
   EXPECT_EQ(db.seen->GetStats().items, 600'000u);
 }
