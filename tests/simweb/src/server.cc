@@ -50,11 +50,20 @@ HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool h
   return res;
 }
 
+// Clients talking to simweb as an HTTP proxy (wget2 --http-proxy, which has no
+// --resolve) send absolute-form targets (RFC 9112 3.2.2): serve their path.
+std::string_view OriginForm(std::string_view target) {
+  constexpr std::string_view kPrefix = "http://";
+  if (!beast::iequals(target.substr(0, kPrefix.size()), kPrefix)) return target;
+  size_t slash = target.find_first_of("/?", kPrefix.size());
+  return slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+}
+
 Response Answer(const Shared& shared, const http::request<http::string_body>& req) {
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     return Response{405, "text/plain; charset=utf-8", "", "only GET and HEAD\n", 0};
   }
-  return shared.web.Fetch(req[http::field::host], req.target());
+  return shared.web.Fetch(req[http::field::host], OriginForm(req.target()));
 }
 
 // True for errors that mean "the client sent garbage" (answered with 400)

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Frontier work against crawl-frontier (data.durability=wal) and against a
+# scrapy-redis style frontier on redis-server (appendonly, everysec), the same
+# load from build/bench/frontier_load, a fresh server each:
+#   1. add URLS URLs over HOSTS hosts, 10% duplicates (FRONTIER.ADD x100 vs
+#      SADD fingerprint + ZADD queue, pipelined per batch of 100);
+#   2. add URLS more, 90% duplicates;
+#   3. lease + done until the queue is empty, 8 simulated workers
+#      (FRONTIER.LEASE 100 + pipelined FRONTIER.DONE vs ZPOPMIN 100 + HSET
+#      inflight + pipelined HDEL).
+# Prints URLs/s, server CPU per URL, resident memory per queued URL after
+# step 1 (VmRSS growth of the server process), and ratios crawlfront/redis.
+#   tests/bench/run_frontier_vs_redis.sh [URLS [HOSTS]]   (default 1000000 10000)
+# Environment: BUILD_DIR (build), LOAD (default $BUILD_DIR/bench/frontier_load),
+#   THREADS add client threads (4), WORKERS lease workers (8).
+# The frontier runs without politeness (delay 0, robots off, 1000 leases per
+# host) because the Redis baseline has none. Everything on 127.0.0.1; every
+# process is stopped by PID; each load run is bounded by RUN_TIMEOUT (600 s).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD_DIR=${BUILD_DIR:-build}
+LOAD=${LOAD:-$BUILD_DIR/bench/frontier_load}
+URLS=${1:-1000000}
+HOSTS=${2:-10000}
+THREADS=${THREADS:-4}
+WORKERS=${WORKERS:-8}
+RUN_TIMEOUT=${RUN_TIMEOUT:-600}
+TICK=$(getconf CLK_TCK)
+work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpu_seconds() { awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / t }' "/proc/$1/stat"; }
+rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
+field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
+
+start_crawlfront() {  # sets server_pid, server_port
+  "$BUILD_DIR/bin/crawl-frontier" --listen 127.0.0.1:0 --http "" --data-dir "$work/cf-data" \
+    --port-file "$work/cf.port" --log-level warn --set data.durability=wal \
+    --set crawl.default_delay=0 --set crawl.respect_robots=false \
+    --set crawl.max_inflight_per_host=1000 >"$work/frontier.log" 2>&1 &
+  server_pid=$!; pids+=("$server_pid")
+  for _ in $(seq 100); do [ -s "$work/cf.port" ] && break; sleep 0.1; done
+  server_port=$(sed -n 's/^resp=//p' "$work/cf.port")
+  [ -n "$server_port" ] || { cat "$work/frontier.log" >&2; return 1; }
+}
+
+start_redis() {  # sets server_pid, server_port
+  server_port=$((20000 + RANDOM % 20000))
+  mkdir -p "$work/redis"
+  redis-server --port "$server_port" --bind 127.0.0.1 --save '' --appendonly yes \
+    --appendfsync everysec --dir "$work/redis" --daemonize no >"$work/redis.log" 2>&1 &
+  server_pid=$!; pids+=("$server_pid")
+  for _ in $(seq 100); do redis-cli -p "$server_port" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+  cat "$work/redis.log" >&2; return 1
+}
+
+# target phase args...: runs one load, prints its line plus server CPU per URL,
+# appends "target step urls_per_s cpu_us_per_url" to $work/results.
+load() {
+  local target=$1 step=$2; shift 2
+  local c0; c0=$(cpu_seconds "$server_pid")
+  local line
+  line=$(timeout "$RUN_TIMEOUT" "$LOAD" --target "$target" --port "$server_port" "$@")
+  local cpu_us; cpu_us=$(awk -v a="$(cpu_seconds "$server_pid")" -v b="$c0" -v n="$(field "$line" urls)" \
+    'BEGIN { printf "%.2f", (n > 0 ? 1e6 * (a - b) / n : 0) }')
+  echo "$line server_cpu_us_per_url=$cpu_us"
+  echo "$target $step $(field "$line" urls_per_s) $cpu_us" >>"$work/results"
+  last_line=$line
+}
+
+run_target() {  # target
+  local t=$1
+  if [ "$t" = crawlfront ]; then start_crawlfront; else start_redis; fi
+  sleep 0.5  # let start-up work settle before the memory baseline
+  local rss0; rss0=$(rss_bytes "$server_pid")
+  load "$t" add_dup10 --phase add --urls "$URLS" --hosts "$HOSTS" --dup-pct 10 --tag a --threads "$THREADS"
+  local queued; queued=$(field "$last_line" new)
+  local rss1; rss1=$(rss_bytes "$server_pid")
+  echo "$t memory: VmRSS $rss0 -> $rss1 bytes with $queued queued URLs:" \
+    "$(( (rss1 - rss0) / queued )) bytes per queued URL (growth), $(( rss1 / queued )) total"
+  load "$t" add_dup90 --phase add --urls "$URLS" --hosts "$HOSTS" --dup-pct 90 --tag b --threads "$THREADS"
+  queued=$((queued + $(field "$last_line" new)))
+  load "$t" lease_done --phase lease --urls "$queued" --workers "$WORKERS"
+  [ "$(field "$last_line" urls)" = "$queued" ] ||
+    echo "$t: leased $(field "$last_line" urls) of $queued queued URLs" >&2
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+}
+
+echo "$URLS URLs per add step over $HOSTS hosts; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+run_target crawlfront
+run_target redis
+echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
+awk '
+  $1 == "crawlfront" { r[$2] = $3; c[$2] = $4; order[++k] = $2 }
+  $1 == "redis" { rr[$2] = $3; rc[$2] = $4 }
+  END {
+    for (i = 1; i <= k; i++) {
+      s = order[i]
+      printf "%-12s URLs/s x%.2f", s, (rr[s] > 0 ? r[s] / rr[s] : 0)
+      if (rc[s] > 0) printf "   server CPU/URL x%.2f", c[s] / rc[s]
+      printf "\n"
+    }
+  }' "$work/results"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
