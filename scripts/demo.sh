@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
 export BUILD_DIR
-scripts/build.sh -DCRAWLFRONT_BUILD_TESTS=ON
+TARGETS="crawl-frontier crawl-worker crawlctl simweb" scripts/build.sh
 exec "$BUILD_DIR/bin/crawlctl" run --workdir demo-run --hosts 20 --pages 50 --workers 2 \
   --delay-ms 100 --frontier-arg=--set --frontier-arg=crawl.robots_error_retry=2s "$@"
