@@ -13,6 +13,7 @@ PACKAGES=(
   libxml2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-tools redis-server wget2 python3 prometheus
+  chromium fonts-dejavu-core
 )
 
 missing=()

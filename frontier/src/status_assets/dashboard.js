@@ -125,6 +125,7 @@
       h[k].forEach((v, i) => (i === 0 ? ctx.moveTo(x(i), y(v)) : ctx.lineTo(x(i), y(v))));
       ctx.stroke();
     }
+    canvas.dataset.points = String(n);  // a hook for tests/ui: the chart was drawn
     const last = (k) => (n > 0 ? fmt(h[k][n - 1]) : '-');
     $('rates-now').textContent = 'now: fetched ' + last('fetched_per_second') + '/s, added ' +
       last('added_per_second') + '/s, failed ' + last('failed_per_second') + '/s';
