@@ -218,10 +218,15 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
     double rate = (done - last_done) / std::chrono::duration<double>(now - last_t).count();
     last_done = done;
     last_t = now;
-    std::printf("  %5.0fs  fetched %s  queued %s  in flight %s  failed %s  robots-blocked %s  "
-                "%.0f pages/s\n",
+    uint64_t fetched = 0;
+    for (auto key : {"fetched_2xx", "fetched_3xx", "fetched_4xx", "fetched_5xx"}) {
+      fetched += std::stoull(InfoValue(info, key));
+    }
+    std::printf("  %5.0fs  done %s (fetched %llu)  queued %s  in flight %s  failed %s  "
+                "robots-blocked %s  %.0f URLs/s\n",
                 std::chrono::duration<double>(now - start).count(),
-                InfoValue(info, "urls_done").c_str(), InfoValue(info, "urls_queued").c_str(),
+                InfoValue(info, "urls_done").c_str(), static_cast<unsigned long long>(fetched),
+                InfoValue(info, "urls_queued").c_str(),
                 InfoValue(info, "urls_inflight").c_str(), InfoValue(info, "urls_failed").c_str(),
                 InfoValue(info, "urls_robots_blocked").c_str(), rate);
     std::fflush(stdout);
@@ -238,8 +243,8 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
   }
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("\n%s after %.1f s\n", finished ? "crawl finished" : "crawl stopped", secs);
-  for (auto key : {"urls_seen", "urls_done", "urls_failed", "urls_robots_blocked",
-                   "urls_rejected", "hosts"}) {
+  for (auto key : {"urls_seen", "urls_done", "fetched_2xx", "fetched_3xx", "fetched_4xx",
+                   "fetched_5xx", "urls_failed", "urls_robots_blocked", "urls_rejected", "hosts"}) {
     std::printf("  %-22s %s\n", key, InfoValue(info, key).c_str());
   }
   uint64_t warc_bytes = 0;
