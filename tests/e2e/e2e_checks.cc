@@ -154,7 +154,6 @@ std::vector<std::string> CheckPoliteness(const std::vector<AccessEntry>& log,
     for (size_t i = 1; i < entries.size(); ++i) {
       const AccessEntry& a = *entries[i - 1];
       const AccessEntry& b = *entries[i];
-      if (a.target.rfind("/slow/", 0) == 0) continue;
       if (b.time_ms - a.time_ms < delay - kLogRoundingMs) {
         Add(&problems, host + ": " + a.target + " then " + b.target + " after " +
                            std::to_string(b.time_ms - a.time_ms) + " ms, want >= " +

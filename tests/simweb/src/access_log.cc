@@ -29,9 +29,9 @@ Result<std::unique_ptr<AccessLog>> AccessLog::Open(const std::string& path) {
 
 AccessLog::~AccessLog() { std::fclose(file_); }
 
-void AccessLog::Write(std::string_view host, std::string_view target, int status,
-                      uint64_t bytes) {
-  auto now = std::chrono::system_clock::now().time_since_epoch();
+void AccessLog::Write(std::chrono::system_clock::time_point arrived, std::string_view host,
+                      std::string_view target, int status, uint64_t bytes) {
+  auto now = arrived.time_since_epoch();
   long long millis = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
   std::string line =
       std::to_string(millis / 1000) + "." +

@@ -92,6 +92,7 @@ asio::awaitable<void> Session(tcp::socket socket, Shared& shared) {
       }
       break;
     }
+    auto arrived = std::chrono::system_clock::now();
     http::request<http::string_body> req = parser.release();
     Response answer = Answer(shared, req);
     if (answer.delay_ms > 0) {
@@ -104,10 +105,11 @@ asio::awaitable<void> Session(tcp::socket socket, Shared& shared) {
     int status = answer.status;
     HttpResponse res =
         BuildResponse(std::move(answer), req.version(), req.keep_alive(), head);
-    // Logged before the write so a client that got the response finds its line.
+    // Logged before the write so a client that got the response finds its line;
+    // the time is the request's arrival.
     if (shared.log) {
-      shared.log->Write(HostWithoutPort(req[http::field::host]), req.target(), status,
-                        res.body().size());
+      shared.log->Write(arrived, HostWithoutPort(req[http::field::host]), req.target(),
+                        status, res.body().size());
     }
     stream.expires_after(kIdleTimeout);
     auto [write_error, written] = co_await http::async_write(stream, res, kUseTuple);

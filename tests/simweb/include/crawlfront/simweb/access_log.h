@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -22,9 +23,12 @@ class AccessLog {
   AccessLog& operator=(const AccessLog&) = delete;
 
   // Appends one line and flushes it, so tests can read the log while the
-  // server runs. Spaces and control bytes in host/target become '_' so every
-  // line has five fields. Thread-safe.
-  void Write(std::string_view host, std::string_view target, int status, uint64_t bytes);
+  // server runs. `arrived` is when the request was read: politeness checks
+  // compare request arrivals, not response times (big or slow pages would
+  // shift those). Spaces and control bytes in host/target become '_' so
+  // every line has five fields. Thread-safe.
+  void Write(std::chrono::system_clock::time_point arrived, std::string_view host,
+             std::string_view target, int status, uint64_t bytes);
 
  private:
   explicit AccessLog(std::FILE* file) : file_(file) {}
