@@ -38,4 +38,21 @@ Result<boost::asio::ip::tcp::endpoint> ParseListenEndpoint(std::string_view text
   return boost::asio::ip::tcp::endpoint(address, hp->port);
 }
 
+Status OpenListener(boost::asio::ip::tcp::acceptor& acceptor, std::string_view listen,
+                    bool has_auth_token) {
+  auto endpoint = ParseListenEndpoint(listen);
+  if (!endpoint.ok()) return endpoint.status();
+  if (!endpoint->address().is_loopback() && !has_auth_token) {
+    return Status::InvalidArgument("listen " + std::string(listen) +
+                                   " is not loopback: set auth_token");
+  }
+  boost::system::error_code ec;
+  acceptor.open(endpoint->protocol(), ec);
+  if (!ec) acceptor.set_option(boost::asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(*endpoint, ec);
+  if (!ec) acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IoError("listen " + std::string(listen) + ": " + ec.message());
+  return Status::Ok();
+}
+
 }  // namespace crawlfront

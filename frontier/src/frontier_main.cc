@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -15,7 +16,8 @@ namespace {
 volatile std::sig_atomic_t g_signals = 0;
 
 void OnSignal(int) {
-  if (++g_signals >= 2) std::_Exit(130);  // second signal: exit at once
+  g_signals = g_signals + 1;
+  if (g_signals >= 2) std::_Exit(130);  // second signal: exit at once
 }
 
 bool IsLoopback(const std::string& listen) {
@@ -71,7 +73,8 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start: {}", started.ToString());
     return 1;
   }
-  while (g_signals == 0) pause();
+  // Polled, not pause(): a signal landing between the check and pause() would be lost.
+  while (g_signals == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   spdlog::info("signal received: shutting down (a second signal exits at once)");
   (*node)->Stop();
   node->reset();

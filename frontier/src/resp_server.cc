@@ -12,7 +12,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <charconv>
 
 #include "resp_server_session.h"
 
@@ -145,22 +144,12 @@ void RespServer::Dispatch(CallContext& ctx) {
 
 Status RespServer::Start() {
   if (running_ || io_) return Status::InvalidArgument("RespServer::Start called twice");
-  Result<tcp::endpoint> endpoint = ParseListenEndpoint(options_.listen);
-  if (!endpoint.ok()) return endpoint.status();
-  if (!endpoint->address().is_loopback() && options_.auth_token.empty()) {
-    return Status::InvalidArgument("listen " + options_.listen +
-                                   " is not loopback: set auth_token");
-  }
   io_ = std::make_unique<Io>();
-  boost::system::error_code ec;
   tcp::acceptor& acceptor = io_->acceptor;
-  acceptor.open(endpoint->protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(*endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
+  Status listening = OpenListener(acceptor, options_.listen, !options_.auth_token.empty());
+  if (!listening.ok()) {
     io_.reset();
-    return Status::IoError("listen " + options_.listen + ": " + ec.message());
+    return listening;
   }
   port_ = acceptor.local_endpoint().port();
   started_at_ = std::chrono::steady_clock::now();

@@ -12,7 +12,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <charconv>
 #include <optional>
 
 #include "status_history.h"
@@ -120,22 +119,12 @@ Status StatusServer::Start() {
   if (io_) return Status::InvalidArgument("StatusServer::Start called twice");
   if (!provider_)
     return Status::InvalidArgument("StatusServer needs a snapshot provider");
-  Result<tcp::endpoint> endpoint = ParseListenEndpoint(options_.listen);
-  if (!endpoint.ok()) return endpoint.status();
-  if (!endpoint->address().is_loopback() && options_.auth_token.empty()) {
-    return Status::InvalidArgument("status listen " + options_.listen +
-                                   " is not loopback: set auth_token");
-  }
   io_ = std::make_unique<Io>();
-  boost::system::error_code ec;
   tcp::acceptor& acceptor = io_->acceptor;
-  acceptor.open(endpoint->protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(*endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
+  Status listening = OpenListener(acceptor, options_.listen, !options_.auth_token.empty());
+  if (!listening.ok()) {
     io_.reset();
-    return Status::IoError("status listen " + options_.listen + ": " + ec.message());
+    return listening;
   }
   port_ = acceptor.local_endpoint().port();
   io_->work.emplace(io_->ioc.get_executor());

@@ -24,4 +24,11 @@ Result<HostPort> SplitHostPort(std::string_view text);
 // InvalidArgument with the text quoted when it is not one.
 Result<boost::asio::ip::tcp::endpoint> ParseListenEndpoint(std::string_view text);
 
+// Opens, binds and listens `acceptor` on `listen` (ParseListenEndpoint's
+// form). A non-loopback address is refused unless `has_auth_token`: our
+// servers never listen openly without one (ARCHITECTURE decision 12).
+// InvalidArgument for bad or refused addresses, IoError when binding fails.
+Status OpenListener(boost::asio::ip::tcp::acceptor& acceptor, std::string_view listen,
+                    bool has_auth_token);
+
 }  // namespace crawlfront
