@@ -1,5 +1,7 @@
 #include "crawlfront/common/bloom.h"
 
+#include "bloom_simd.h"
+
 #include <sys/mman.h>
 #include <xxhash.h>
 
@@ -256,6 +258,8 @@ BlockedBloom::BlockedBloom(uint64_t num_blocks, uint32_t k, BloomOptions options
     : num_blocks_(std::max<uint64_t>(num_blocks, 1)),
       k_(std::clamp<uint32_t>(k, 1, kMaxK)),
       single_writer_(options.single_writer),
+      simd_probe_(options.simd && bloom_simd::HaveAvx2()),
+      simd_add_(options.simd && options.single_writer && bloom_simd::HaveAvx512()),
       counters_(new Counter[kStripes]) {
   words_ = Allocate(bytes(), options.huge_pages, &mapped_);
   if (words_ == nullptr) throw std::bad_alloc();
@@ -269,6 +273,8 @@ BlockedBloom::BlockedBloom(BlockedBloom&& other) noexcept
       k_(std::exchange(other.k_, 0)),
       mapped_(other.mapped_),
       single_writer_(other.single_writer_),
+      simd_probe_(other.simd_probe_),
+      simd_add_(other.simd_add_),
       header_bits_set_(other.header_bits_set_),
       counters_(std::move(other.counters_)) {}
 
@@ -280,6 +286,8 @@ BlockedBloom& BlockedBloom::operator=(BlockedBloom&& other) noexcept {
     k_ = std::exchange(other.k_, 0);
     mapped_ = other.mapped_;
     single_writer_ = other.single_writer_;
+    simd_probe_ = other.simd_probe_;
+    simd_add_ = other.simd_add_;
     header_bits_set_ = other.header_bits_set_;
     counters_ = std::move(other.counters_);
   }
@@ -329,6 +337,13 @@ uint64_t SetBitsAlone(uint64_t* block, const uint64_t* masks) {
 }  // namespace
 
 bool BlockedBloom::AddToBlock(uint64_t* block, uint64_t hash) {
+  if (simd_add_) {
+    const uint64_t added =
+        bloom_simd::AddAvx512(block, static_cast<uint32_t>(hash >> 32), k_);
+    if (added == 0) return false;
+    CountAlone(block, added);
+    return true;
+  }
   uint64_t masks[kBlockWords] = {};
   uint32_t h = static_cast<uint32_t>(hash >> 32);
   for (uint32_t i = 0; i < k_; ++i, h *= kGolden) {
@@ -338,19 +353,29 @@ bool BlockedBloom::AddToBlock(uint64_t* block, uint64_t hash) {
   const uint64_t added =
       single_writer_ ? SetBitsAlone(block, masks) : SetBitsShared(block, masks);
   if (added == 0) return false;
-  Counter& c = counters_[((block - words_) / kBlockWords) % kStripes];
   if (single_writer_) {
-    c.bits.store(c.bits.load(std::memory_order_relaxed) + added,
-                 std::memory_order_relaxed);
-    c.items.store(c.items.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    CountAlone(block, added);
   } else {
+    Counter& c = counters_[StripeOf(block)];
     c.bits.fetch_add(added, std::memory_order_relaxed);
     c.items.fetch_add(1, std::memory_order_relaxed);
   }
   return true;
 }
 
+uint32_t BlockedBloom::StripeOf(const uint64_t* block) const {
+  return static_cast<uint32_t>(((block - words_) / kBlockWords) % kStripes);
+}
+
+// One writer: no locked adds (readers only load the counters).
+void BlockedBloom::CountAlone(const uint64_t* block, uint64_t added) {
+  Counter& c = counters_[StripeOf(block)];
+  c.bits.store(c.bits.load(std::memory_order_relaxed) + added, std::memory_order_relaxed);
+  c.items.store(c.items.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 bool BlockedBloom::ProbeBlock(const uint64_t* block, uint64_t hash) const {
+  if (simd_probe_) return bloom_simd::ProbeAvx2(block, static_cast<uint32_t>(hash >> 32), k_);
   // Early exit, as RocksDB's scalar path: measured faster at 1e8 keys than a
   // branch-free loop over all k probes (51 vs 68 ns CPU, docs/bloom.md).
   uint32_t h = static_cast<uint32_t>(hash >> 32);

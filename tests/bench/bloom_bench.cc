@@ -75,23 +75,32 @@ class TextbookBloom {
   std::vector<uint64_t> words_;
 };
 
-// Filters filled with keys Mix(0..n), built once on first use.
-const BlockedBloom& FilledBlocked(bool huge_pages) {
-  static std::unique_ptr<BlockedBloom> filters[2];
-  static std::once_flag once[2];
-  std::call_once(once[huge_pages], [&] {
+// Benchmark variants of the blocked filter (the benchmark's integer arg).
+enum Variant : int { kFourKPages = 0, kDefault = 1, kScalar = 2 };
+
+BloomOptions OptionsFor(int variant, bool single_writer) {
+  return BloomOptions{.single_writer = single_writer,
+                      .huge_pages = variant != kFourKPages,
+                      .simd = variant != kScalar};
+}
+
+// Filters filled with keys Mix(0..n), built once per variant on first use.
+const BlockedBloom& FilledBlocked(int variant) {
+  static std::unique_ptr<BlockedBloom> filters[3];
+  static std::once_flag once[3];
+  std::call_once(once[variant], [&] {
     const uint64_t n = NumKeys();
     const BlockedBloom::Geometry g = BlockedBloom::ChooseGeometry(n, kP);
-    filters[huge_pages] = std::make_unique<BlockedBloom>(
-        g.num_blocks, g.k, BloomOptions{.single_writer = true, .huge_pages = huge_pages});
+    filters[variant] =
+        std::make_unique<BlockedBloom>(g.num_blocks, g.k, OptionsFor(variant, true));
     std::vector<uint64_t> batch(1 << 16);
     for (uint64_t i = 0; i < n; i += batch.size()) {
       const uint64_t len = std::min<uint64_t>(batch.size(), n - i);
       for (uint64_t j = 0; j < len; ++j) batch[j] = Mix(i + j);
-      filters[huge_pages]->AddBatch(std::span(batch).first(len), nullptr);
+      filters[variant]->AddBatch(std::span(batch).first(len), nullptr);
     }
   });
-  return *filters[huge_pages];
+  return *filters[variant];
 }
 
 const TextbookBloom& FilledTextbook() {
@@ -128,7 +137,7 @@ void RunContains(benchmark::State& state, const Filter& filter) {
 }
 
 void BM_BlockedContains(benchmark::State& state) {
-  RunContains(state, FilledBlocked(state.range(0) != 0));
+  RunContains(state, FilledBlocked(static_cast<int>(state.range(0))));
 }
 
 void BM_TextbookContains(benchmark::State& state) {
@@ -136,7 +145,7 @@ void BM_TextbookContains(benchmark::State& state) {
 }
 
 void BM_BlockedContainsBatch(benchmark::State& state) {
-  const BlockedBloom& bloom = FilledBlocked(true);
+  const BlockedBloom& bloom = FilledBlocked(kDefault);
   const std::vector<uint64_t>& pool = LookupPool();
   const uint64_t batch = static_cast<uint64_t>(state.range(0));
   std::vector<uint8_t> out(batch);
@@ -154,13 +163,15 @@ void BM_BlockedContainsBatch(benchmark::State& state) {
 
 // Adds keys 0..n to an empty filter sized for n (so it ends at capacity).
 // Threads split the keys; iterations are fixed to n / threads. Arg 1: single
-// writer mode (1 thread only), 0: concurrent adds (locked or).
+// writer mode (1 thread only), 2: the same without vector instructions, 0:
+// concurrent adds (locked or).
 void BM_BlockedAdd(benchmark::State& state) {
   static std::unique_ptr<BlockedBloom> bloom;
   const uint64_t n = NumKeys();
   if (state.thread_index() == 0) {
-    bloom = std::make_unique<BlockedBloom>(BlockedBloom::ForCapacity(
-        n, kP, BloomOptions{.single_writer = state.range(0) != 0}));
+    const int variant = state.range(0) == 0 ? kDefault : static_cast<int>(state.range(0));
+    bloom = std::make_unique<BlockedBloom>(
+        BlockedBloom::ForCapacity(n, kP, OptionsFor(variant, state.range(0) != 0)));
   }
   uint64_t key = static_cast<uint64_t>(state.thread_index()) * (n / state.threads());
   for (auto _ : state) bloom->Add(Mix(key++));
@@ -232,19 +243,23 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    Ratio("contains (1 thread)", "BM_TextbookContains/real_time",
+    Ratio("contains, textbook/blocked (1 thread)", "BM_TextbookContains/real_time",
           "BM_BlockedContains/1/real_time");
     const std::string iters = "/iterations:" + std::to_string(NumKeys());
-    Ratio("add (1 thread, single writer)", "BM_TextbookAdd" + iters + "/real_time",
+    Ratio("add, textbook/blocked (1 thread, single writer)", "BM_TextbookAdd" + iters + "/real_time",
           "BM_BlockedAdd/1" + iters + "/real_time");
-    Ratio("add (1 thread, concurrent mode)", "BM_TextbookAdd" + iters + "/real_time",
+    Ratio("add, textbook/blocked (1 thread, concurrent mode)", "BM_TextbookAdd" + iters + "/real_time",
           "BM_BlockedAdd/0" + iters + "/real_time");
+    Ratio("contains, scalar/vector (1 thread)", "BM_BlockedContains/2/real_time",
+          "BM_BlockedContains/1/real_time");
+    Ratio("add, scalar/vector (1 thread)", "BM_BlockedAdd/2" + iters + "/real_time",
+          "BM_BlockedAdd/1" + iters + "/real_time");
   }
 
  private:
   void Ratio(const char* what, const std::string& base, const std::string& ours) {
     if (!ns_per_op_.count(base) || !ns_per_op_.count(ours)) return;
-    std::printf("ratio textbook/blocked %s: %.2fx (%.1f ns vs %.1f ns)\n", what,
+    std::printf("ratio %s: %.2fx (%.1f ns vs %.1f ns)\n", what,
                 ns_per_op_[base] / ns_per_op_[ours], ns_per_op_[base], ns_per_op_[ours]);
   }
   std::map<std::string, double> ns_per_op_;
@@ -253,9 +268,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
 void Register() {
   const int64_t n = static_cast<int64_t>(NumKeys());
   benchmark::RegisterBenchmark("BM_BlockedContains", BM_BlockedContains)
-      ->Arg(1)
-      ->Arg(0)
-      ->UseRealTime();  // arg: huge pages on / off
+      ->Arg(kDefault)
+      ->Arg(kScalar)
+      ->Arg(kFourKPages)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("BM_BlockedContains", BM_BlockedContains)
       ->Arg(1)
       ->Threads(2)
@@ -271,6 +287,7 @@ void Register() {
       ->UseRealTime();
   benchmark::RegisterBenchmark("BM_BlockedAdd", BM_BlockedAdd)
       ->Arg(1)
+      ->Arg(2)
       ->Arg(0)
       ->Iterations(n)
       ->UseRealTime();

@@ -35,6 +35,10 @@ struct BloomOptions {
   // Transparent huge pages for filters of 4 MiB and up: fewer TLB misses on
   // random probes, at the cost of 2 MiB granularity. Default: true.
   bool huge_pages = true;
+  // Vector instructions (AVX2 probes, AVX-512 single-writer adds) where the
+  // CPU has them; same bits either way. Off only to compare paths in tests
+  // and benchmarks. Default: true.
+  bool simd = true;
 };
 
 class BlockedBloom {
@@ -156,6 +160,8 @@ class BlockedBloom {
   void Release();
   uint64_t* BlockFor(uint64_t hash) const;
   bool AddToBlock(uint64_t* block, uint64_t hash);
+  uint32_t StripeOf(const uint64_t* block) const;
+  void CountAlone(const uint64_t* block, uint64_t added);
   bool ProbeBlock(const uint64_t* block, uint64_t hash) const;
 
   uint64_t* words_ = nullptr;
@@ -163,6 +169,8 @@ class BlockedBloom {
   uint32_t k_ = 0;
   bool mapped_ = false;  // words_ came from mmap, not operator new
   bool single_writer_ = false;
+  bool simd_probe_ = false;  // ProbeAvx2 usable
+  bool simd_add_ = false;    // AddAvx512 usable (single writer only)
   uint64_t header_bits_set_ = 0;  // from FromHeader; checked after loading
   std::unique_ptr<Counter[]> counters_;
 };
