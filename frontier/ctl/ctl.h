@@ -8,6 +8,7 @@
 #include "crawlfront/common/net.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/common/status.h"
+#include "crawlfront/common/url.h"
 
 namespace crawlfront::ctl {
 
@@ -39,6 +40,26 @@ std::vector<std::pair<std::string, std::string>> ParseInfo(const std::string& te
 std::string JsonString(std::string_view s);
 // Prints an error to stderr as "crawlctl: <what>: <status>".
 int Fail(const std::string& what, const Status& s);
+
+// Picks the --frontier that owns each seed URL: the owner of its host's
+// seen-set partition by rendezvous hashing over the --frontier addresses as
+// given (crawlfront/common/ownership.h). Lines that do not parse go to the
+// first frontier, which rejects them with its own reason.
+class SeedRouter {
+ public:
+  // With one frontier nothing is asked. With several, asks each for its
+  // seen_partitions (INFO seen); fails when one is unreachable, when they
+  // disagree, or when an address is listed twice.
+  static Result<SeedRouter> Open(const GlobalOptions& g, HostKeyMode host_key);
+  // Index in g.frontiers of the frontier for this seed line.
+  size_t FrontierFor(std::string_view url) const;
+
+ private:
+  std::vector<size_t> owners_;  // frontier index by partition; empty with one frontier
+  uint32_t partitions_ = 0;
+  std::string crawl_;
+  UrlOptions url_;
+};
 
 int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args);

@@ -1,9 +1,11 @@
-// crawlctl seed: streams URL lines to the frontier in batches, with progress,
-// a summary, and a resumable position when the frontier goes away.
+// crawlctl seed: streams URL lines to the frontiers in batches (each URL to
+// the frontier owning its host), with progress, a summary, and a resumable
+// position when a frontier goes away.
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -26,6 +28,7 @@ struct SeedOptions {
   size_t batch = 1000;
   uint64_t start_line = 1;
   int depth = 0;
+  std::string host_key = "host";
 };
 
 struct Counts {
@@ -76,17 +79,77 @@ class Progress {
   Clock::time_point last_{};
 };
 
+// One frontier's pending batch: URLs with their line numbers.
+struct Batch {
+  std::vector<std::string> urls;
+  std::vector<uint64_t> lines;
+};
+
+// Per-frontier batches of routed URLs. The resumable position is the line
+// before the oldest unacknowledged one, wherever it waits.
 class Seeder {
  public:
-  // Lines before --start-line were acknowledged by an earlier run, so a
-  // failure before the first batch still resumes from --start-line.
-  Seeder(const GlobalOptions& g, const SeedOptions& o, std::FILE* rejects)
-      : g_(g), o_(o), rejects_(rejects), acked_line_(o.start_line > 0 ? o.start_line - 1 : 0) {}
+  Seeder(const GlobalOptions& g, const SeedOptions& o, const SeedRouter& router,
+         std::FILE* rejects)
+      : g_(g), o_(o), router_(router), rejects_(rejects), batches_(g.frontiers.size()),
+        per_frontier_(g.frontiers.size()) {}
 
-  // Sends the pending batch; on failure reports the resumable position.
-  Status Flush(Counts* c) {
-    if (urls_.empty()) return Status::Ok();
-    const std::string& address = g_.frontiers[next_frontier_++ % g_.frontiers.size()];
+  // Queues `url` (line `line`) for its frontier and sends what is due.
+  Status Add(std::string url, uint64_t line, Counts* c) {
+    size_t f = router_.FrontierFor(url);
+    ++per_frontier_[f].urls;
+    batches_[f].urls.push_back(std::move(url));
+    batches_[f].lines.push_back(line);
+    if (batches_[f].urls.size() >= o_.batch) return Flush(f, c);
+    // A frontier that gets few URLs must not hold the resume position back
+    // for long: send its batch once it lags a few batches behind.
+    uint64_t lag = 4 * o_.batch * batches_.size();
+    for (size_t i = 0; i < batches_.size(); ++i) {
+      if (!batches_[i].lines.empty() && batches_[i].lines.front() + lag < line) {
+        if (Status st = Flush(i, c); !st.ok()) return st;
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Sends every pending batch, oldest first line first.
+  Status FlushAll(Counts* c) {
+    while (true) {
+      size_t oldest = OldestBatch();
+      if (oldest == batches_.size()) return Status::Ok();
+      if (Status st = Flush(oldest, c); !st.ok()) return st;
+    }
+  }
+
+  // Every line up to this one was acknowledged (or skipped), given that
+  // `lines_read` lines were read and lines before --start-line were
+  // acknowledged by an earlier run.
+  uint64_t acked_line(uint64_t lines_read) const {
+    size_t oldest = OldestBatch();
+    if (oldest < batches_.size()) return batches_[oldest].lines.front() - 1;
+    uint64_t before_start = o_.start_line > 0 ? o_.start_line - 1 : 0;
+    return std::max(lines_read, before_start);
+  }
+  const std::vector<Counts>& per_frontier() const { return per_frontier_; }
+
+ private:
+  size_t OldestBatch() const {
+    size_t best = batches_.size();
+    for (size_t i = 0; i < batches_.size(); ++i) {
+      if (batches_[i].lines.empty()) continue;
+      if (best == batches_.size() ||
+          batches_[i].lines.front() < batches_[best].lines.front()) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  // Sends frontier f's batch; on failure it stays pending.
+  Status Flush(size_t f, Counts* c) {
+    Batch& b = batches_[f];
+    if (b.urls.empty()) return Status::Ok();
+    const std::string& address = g_.frontiers[f];
     if (!clients_.count(address)) {
       auto client = Connect(g_, address);
       if (!client.ok()) return client.status();
@@ -99,51 +162,45 @@ class Seeder {
       args.push_back(std::to_string(o_.depth));
     }
     args.push_back("URLS");
-    args.insert(args.end(), urls_.begin(), urls_.end());
+    args.insert(args.end(), b.urls.begin(), b.urls.end());
     auto reply = clients_[address]->Command(args);
     if (!reply.ok()) return Status::Unavailable(address + ": " + reply.status().message());
     if (reply->is_error()) return Status::InvalidArgument(address + ": " + reply->str);
-    if (reply->elements.size() != urls_.size()) {
+    if (reply->elements.size() != b.urls.size()) {
       return Status::Corruption(address + ": reply has " +
                                 std::to_string(reply->elements.size()) + " entries for " +
-                                std::to_string(urls_.size()) + " URLs");
+                                std::to_string(b.urls.size()) + " URLs");
     }
-    for (size_t i = 0; i < urls_.size(); ++i) Count(reply->elements[i], i, c);
-    acked_line_ = line_numbers_.back();
-    urls_.clear();
-    line_numbers_.clear();
+    for (size_t i = 0; i < b.urls.size(); ++i) {
+      const RespValue& v = reply->elements[i];
+      Tally(v, c);
+      Tally(v, &per_frontier_[f]);
+      if (v.type != RespType::kInteger) Report(v, b.lines[i], b.urls[i]);
+    }
+    b.urls.clear();
+    b.lines.clear();
     return Status::Ok();
   }
 
-  void Add(std::string url, uint64_t line) {
-    urls_.push_back(std::move(url));
-    line_numbers_.push_back(line);
+  static void Tally(const RespValue& v, Counts* c) {
+    if (v.type != RespType::kInteger) ++c->rejected;
+    else (v.integer == 1 ? c->fresh : c->seen)++;
   }
-  bool Full() const { return urls_.size() >= o_.batch; }
-  uint64_t acked_line() const { return acked_line_; }
 
- private:
-  void Count(const RespValue& v, size_t i, Counts* c) {
-    if (v.type == RespType::kInteger) {
-      (v.integer == 1 ? c->fresh : c->seen)++;
-      return;
-    }
-    ++c->rejected;
+  void Report(const RespValue& v, uint64_t line, const std::string& url) {
     std::string reason = v.str;
     if (reason.rfind("rejected: ", 0) == 0) reason = reason.substr(10);
-    std::fprintf(rejects_, "line %llu: %s: %s\n",
-                 static_cast<unsigned long long>(line_numbers_[i]), reason.c_str(),
-                 urls_[i].substr(0, 200).c_str());
+    std::fprintf(rejects_, "line %llu: %s: %s\n", static_cast<unsigned long long>(line),
+                 reason.c_str(), url.substr(0, 200).c_str());
   }
 
   const GlobalOptions& g_;
   const SeedOptions& o_;
+  const SeedRouter& router_;
   std::FILE* rejects_;
   std::map<std::string, std::unique_ptr<RespClient>> clients_;
-  size_t next_frontier_ = 0;
-  std::vector<std::string> urls_;
-  std::vector<uint64_t> line_numbers_;
-  uint64_t acked_line_;
+  std::vector<Batch> batches_;        // by frontier index
+  std::vector<Counts> per_frontier_;  // urls, fresh, seen, rejected
 };
 
 std::string Trim(const std::string& s) {
@@ -151,6 +208,69 @@ std::string Trim(const std::string& s) {
   if (b == std::string::npos) return "";
   size_t e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+int Stopped(const Status& st, uint64_t acked) {
+  std::fprintf(stderr,
+               "crawlctl: seed stopped: %s\n"
+               "crawlctl: lines up to %llu were acknowledged; resume with --start-line %llu\n",
+               st.message().c_str(), static_cast<unsigned long long>(acked),
+               static_cast<unsigned long long>(acked + 1));
+  return kExitFailed;
+}
+
+// The summary; with several frontiers also each one's share.
+void PrintSummary(const GlobalOptions& g, const Counts& c, const std::vector<Counts>& per,
+                  double secs) {
+  using ull = unsigned long long;
+  bool several = per.size() > 1;
+  if (g.json) {
+    std::string shares;
+    for (size_t i = 0; several && i < per.size(); ++i) {
+      shares += std::string(i ? "," : "") + "{\"frontier\":" + JsonString(g.frontiers[i]) +
+                ",\"urls\":" + std::to_string(per[i].urls) +
+                ",\"new\":" + std::to_string(per[i].fresh) +
+                ",\"seen\":" + std::to_string(per[i].seen) +
+                ",\"rejected\":" + std::to_string(per[i].rejected) + "}";
+    }
+    std::printf("{\"lines\":%llu,\"urls\":%llu,\"new\":%llu,\"seen\":%llu,\"rejected\":%llu,"
+                "\"seconds\":%.3f%s%s%s}\n",
+                ull(c.lines), ull(c.urls), ull(c.fresh), ull(c.seen), ull(c.rejected), secs,
+                several ? ",\"frontiers\":[" : "", shares.c_str(), several ? "]" : "");
+    return;
+  }
+  std::printf("seeded %llu URLs from %llu lines in %.1f s: %llu new, %llu already seen, "
+              "%llu rejected\n",
+              ull(c.urls), ull(c.lines), secs, ull(c.fresh), ull(c.seen), ull(c.rejected));
+  for (size_t i = 0; several && i < per.size(); ++i) {
+    std::printf("  %s: %llu URLs: %llu new, %llu already seen, %llu rejected\n",
+                g.frontiers[i].c_str(), ull(per[i].urls), ull(per[i].fresh), ull(per[i].seen),
+                ull(per[i].rejected));
+  }
+}
+
+// Reads the input to its end (or the first failure), sending as it goes.
+Status SeedLines(std::istream& in, const SeedOptions& o, Seeder& seeder, Progress& progress,
+                 Counts* c) {
+  std::string line;
+  uint64_t bytes = 0;
+  Status st;
+  while (st.ok() && std::getline(in, line)) {
+    ++c->lines;
+    bytes += line.size() + 1;
+    if (c->lines < o.start_line) continue;
+    std::string url = Trim(line);
+    if (url.empty() || url[0] == '#') {
+      ++c->skipped;
+      continue;
+    }
+    ++c->urls;
+    st = seeder.Add(std::move(url), c->lines, c);
+    progress.Update(*c, bytes, false);
+  }
+  if (st.ok()) st = seeder.FlushAll(c);
+  progress.Update(*c, bytes, true);
+  return st;
 }
 
 int Seed(const GlobalOptions& g, const SeedOptions& o) {
@@ -164,6 +284,11 @@ int Seed(const GlobalOptions& g, const SeedOptions& o) {
     if (stat(o.input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) total_bytes = st.st_size;
     in = &file;
   }
+  HostKeyMode mode =
+      o.host_key == "registered-domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;
+  auto router = SeedRouter::Open(g, mode);
+  // Nothing was sent: lines before --start-line are still the acknowledged ones.
+  if (!router.ok()) return Stopped(router.status(), o.start_line > 0 ? o.start_line - 1 : 0);
   std::FILE* rejects = stderr;
   if (!o.rejects.empty()) {
     rejects = std::fopen(o.rejects.c_str(), "w");
@@ -171,50 +296,11 @@ int Seed(const GlobalOptions& g, const SeedOptions& o) {
   }
   Counts c;
   Progress progress(total_bytes);
-  Seeder seeder(g, o, rejects);
-  std::string line;
-  uint64_t bytes = 0;
-  Status st;
-  while (st.ok() && std::getline(*in, line)) {
-    ++c.lines;
-    bytes += line.size() + 1;
-    if (c.lines < o.start_line) continue;
-    std::string url = Trim(line);
-    if (url.empty() || url[0] == '#') {
-      ++c.skipped;
-      continue;
-    }
-    ++c.urls;
-    seeder.Add(std::move(url), c.lines);
-    if (seeder.Full()) st = seeder.Flush(&c);
-    progress.Update(c, bytes, false);
-  }
-  if (st.ok()) st = seeder.Flush(&c);
-  progress.Update(c, bytes, true);
+  Seeder seeder(g, o, *router, rejects);
+  Status st = SeedLines(*in, o, seeder, progress, &c);
   if (rejects != stderr) std::fclose(rejects);
-  if (!st.ok()) {
-    std::fprintf(stderr,
-                 "crawlctl: seed stopped: %s\n"
-                 "crawlctl: lines up to %llu were acknowledged; resume with --start-line %llu\n",
-                 st.message().c_str(), static_cast<unsigned long long>(seeder.acked_line()),
-                 static_cast<unsigned long long>(seeder.acked_line() + 1));
-    return kExitFailed;
-  }
-  double secs = progress.Seconds();
-  if (g.json) {
-    std::printf("{\"lines\":%llu,\"urls\":%llu,\"new\":%llu,\"seen\":%llu,\"rejected\":%llu,"
-                "\"seconds\":%.3f}\n",
-                static_cast<unsigned long long>(c.lines), static_cast<unsigned long long>(c.urls),
-                static_cast<unsigned long long>(c.fresh), static_cast<unsigned long long>(c.seen),
-                static_cast<unsigned long long>(c.rejected), secs);
-  } else {
-    std::printf("seeded %llu URLs from %llu lines in %.1f s: %llu new, %llu already seen, "
-                "%llu rejected\n",
-                static_cast<unsigned long long>(c.urls), static_cast<unsigned long long>(c.lines),
-                secs, static_cast<unsigned long long>(c.fresh),
-                static_cast<unsigned long long>(c.seen),
-                static_cast<unsigned long long>(c.rejected));
-  }
+  if (!st.ok()) return Stopped(st, seeder.acked_line(c.lines));
+  PrintSummary(g, c, seeder.per_frontier(), progress.Seconds());
   return kExitOk;
 }
 
@@ -226,13 +312,20 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       "crawlctl seed [FILE|-] [options]\n"
       "Adds the URLs of FILE (or stdin), one per line; '#' comments and blank lines\n"
       "are skipped. Rejected lines go to stderr (or --rejects) with their line number.\n"
+      "With several --frontier, each URL goes to the frontier owning its host's\n"
+      "seen-set partition (rendezvous hashing over the --frontier addresses exactly\n"
+      "as written, which must match the cluster's member list); lines crawlctl cannot\n"
+      "parse go to the first frontier, which rejects them with its reason.\n"
       "Options");
   desc.add_options()("help,h", "this help")(
       "rejects", po::value(&o.rejects), "write rejected lines here instead of stderr")(
       "batch", po::value(&o.batch)->default_value(1000), "URLs per FRONTIER.ADDX call")(
       "start-line", po::value(&o.start_line)->default_value(1),
       "skip lines before this one (resume after an interrupted seed)")(
-      "depth", po::value(&o.depth)->default_value(0), "depth recorded for these URLs");
+      "depth", po::value(&o.depth)->default_value(0), "depth recorded for these URLs")(
+      "host-key", po::value(&o.host_key)->default_value("host"),
+      "host|registered-domain: the frontiers' url.host_key (routes URLs when there "
+      "are several --frontier)");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.input));
   po::options_description all;
@@ -253,6 +346,10 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
   if (o.batch == 0 || o.batch > 100000) {
     std::fprintf(stderr, "crawlctl seed: --batch must be in [1, 100000]\n");
+    return kExitUsage;
+  }
+  if (o.host_key != "host" && o.host_key != "registered-domain") {
+    std::fprintf(stderr, "crawlctl seed: --host-key must be host or registered-domain\n");
     return kExitUsage;
   }
   return Seed(g, o);

@@ -1,5 +1,6 @@
 // crawlctl status / hosts / host / pause / resume / snapshot / checkpoint / seen.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -17,47 +18,104 @@ bool IsNumber(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
-// Sums numeric INFO fields over all frontiers (counts add up across nodes);
-// keeps the first value of the others.
-Result<std::vector<std::pair<std::string, std::string>>> AggregateInfo(const GlobalOptions& g) {
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// Each frontier's INFO crawl (or crawl:ID) fields, in --frontier order.
+Result<std::vector<Pairs>> FetchInfo(const GlobalOptions& g) {
   std::vector<std::string> args = {"INFO", g.crawl.empty() ? "crawl" : "crawl:" + g.crawl};
   auto replies = CommandAll(g, args);
   if (!replies.ok()) return replies.status();
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<Pairs> out;
+  for (const auto& r : *replies) out.push_back(ParseInfo(r.str));
+  return out;
+}
+
+std::string Field(const Pairs& pairs, const std::string& name) {
+  for (const auto& [k, v] : pairs) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+// Sums numeric fields over the frontiers (each owns its own hosts, so counts
+// add up) and keeps the first value of the others. Exceptions: `crawls` is
+// the largest count (a crawl spans nodes), and the crawl is `finished` when
+// every node holding URLs is finished.
+Pairs AggregateInfo(const std::vector<Pairs>& nodes) {
+  Pairs out;
   std::map<std::string, size_t> index;
-  for (const auto& r : *replies) {
-    for (auto& [k, v] : ParseInfo(r.str)) {
+  for (const auto& node : nodes) {
+    for (const auto& [k, v] : node) {
       auto it = index.find(k);
       if (it == index.end()) {
         index[k] = out.size();
         out.emplace_back(k, v);
-      } else if (IsNumber(v) && IsNumber(out[it->second].second) && k != "finished") {
-        double sum = std::strtod(out[it->second].second.c_str(), nullptr) +
-                     std::strtod(v.c_str(), nullptr);
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.15g", sum);
-        out[it->second].second = buf;
-      } else if (k == "finished" && v == "0") {
-        out[it->second].second = "0";  // finished only when every node is
+        continue;
       }
+      std::string& have = out[it->second].second;
+      if (k == "finished" || !IsNumber(v) || !IsNumber(have)) continue;
+      double a = std::strtod(have.c_str(), nullptr), b = std::strtod(v.c_str(), nullptr);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.15g", k == "crawls" ? std::max(a, b) : a + b);
+      have = buf;
     }
+  }
+  if (auto it = index.find("finished"); it != index.end()) {
+    bool any_urls = false, all_done = true;
+    for (const auto& node : nodes) {
+      if (Field(node, "urls_seen") == "0" || Field(node, "urls_seen").empty()) continue;
+      any_urls = true;
+      all_done = all_done && Field(node, "finished") == "1";
+    }
+    out[it->second].second = any_urls && all_done ? "1" : "0";
   }
   return out;
 }
 
-void PrintPairs(const GlobalOptions& g,
-                const std::vector<std::pair<std::string, std::string>>& pairs) {
+// The fields shown for each frontier when there are several.
+constexpr const char* kPerFrontierFields[] = {"urls_seen", "urls_queued", "urls_inflight",
+                                              "urls_done", "urls_failed", "hosts",
+                                              "finished"};
+
+std::string PairsJson(const Pairs& pairs) {
+  std::string s = "{";
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i) s += ",";
+    s += JsonString(pairs[i].first) + ":" +
+         (IsNumber(pairs[i].second) ? pairs[i].second : JsonString(pairs[i].second));
+  }
+  return s + "}";
+}
+
+// Totals; with several frontiers also a line (JSON: a "frontiers" array) each.
+void PrintStatus(const GlobalOptions& g, const std::vector<Pairs>& nodes) {
+  Pairs totals = AggregateInfo(nodes);
+  bool several = nodes.size() > 1;
   if (g.json) {
-    std::string s = "{";
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      if (i) s += ",";
-      s += JsonString(pairs[i].first) + ":" +
-           (IsNumber(pairs[i].second) ? pairs[i].second : JsonString(pairs[i].second));
+    std::string s = PairsJson(totals);
+    if (several) {
+      s.pop_back();
+      s += ",\"frontiers\":[";
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        Pairs node = {{"frontier", g.frontiers[i]}};
+        node.insert(node.end(), nodes[i].begin(), nodes[i].end());
+        s += (i ? "," : "") + PairsJson(node);
+      }
+      s += "]}";
     }
-    std::printf("%s}\n", s.c_str());
+    std::printf("%s\n", s.c_str());
     return;
   }
-  for (auto& [k, v] : pairs) std::printf("%-28s %s\n", k.c_str(), v.c_str());
+  for (auto& [k, v] : totals) std::printf("%-28s %s\n", k.c_str(), v.c_str());
+  if (!several) return;
+  std::printf("\nper frontier:\n");
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string line = g.frontiers[i];
+    for (const char* f : kPerFrontierFields) {
+      line += std::string("  ") + f + " " + Field(nodes[i], f);
+    }
+    std::printf("%s\n", line.c_str());
+  }
 }
 
 std::string Text(const RespValue& v) {
@@ -79,7 +137,8 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
       interval_s = std::max(1, std::atoi(args[++i].c_str()));
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("crawlctl status [--watch] [--interval S]\n"
-                  "Crawl totals from INFO, summed over every --frontier.\n");
+                  "Crawl totals from INFO, summed over every --frontier; with several,\n"
+                  "also a line per frontier (--json: a \"frontiers\" array).\n");
       return kExitOk;
     } else {
       std::fprintf(stderr, "crawlctl status: unknown argument '%s'\n", args[i].c_str());
@@ -87,10 +146,10 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
     }
   }
   while (true) {
-    auto info = AggregateInfo(g);
+    auto info = FetchInfo(g);
     if (!info.ok()) return Fail("status", info.status());
     if (watch && !g.json) std::printf("\033[H\033[2J");
-    PrintPairs(g, *info);
+    PrintStatus(g, *info);
     std::fflush(stdout);
     if (!watch) return kExitOk;
     std::this_thread::sleep_for(std::chrono::seconds(interval_s));

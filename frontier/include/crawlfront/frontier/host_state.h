@@ -43,9 +43,8 @@ inline constexpr std::string_view kMetaPausedAll = "crawl.paused_all";
 // "crawl.c.stats.<id>" -> counters, "crawl.c.paused.<id>" -> "1"/"0".
 inline constexpr std::string_view kMetaCrawlPrefix = "crawl.c.";
 
-// The seen-set host hash of a host key in a crawl: crawls other than
-// "default" hash "<crawl>\n<host key>" so their URLs never collide.
-uint64_t CrawlHostHash(std::string_view crawl, std::string_view host_key);
+// CrawlHostHash (the seen-set host hash of a host key in a crawl) is in
+// crawlfront/common/ownership.h, shared with crawlctl's seed routing.
 
 
 // One queued URL (a value in kQueue, also the body of a lease record).
