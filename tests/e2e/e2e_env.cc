@@ -73,11 +73,12 @@ CrawlEnv::~CrawlEnv() {
 Status CrawlEnv::Start() {
   std::string error;
   const WebOptions& o = options_;
-  if (!simweb_.Start("simweb",
-                     {"--listen", "127.0.0.1:0", "--hosts", std::to_string(o.hosts), "--pages",
-                      std::to_string(o.pages), "--seed", std::to_string(o.seed), "--port-file",
-                      dir_ / "simweb.port", "--access-log", access_log()},
-                     dir_ / "simweb.log", dir_ / "simweb.port", &error)) {
+  std::vector<std::string> web_args = {
+      "--listen", "127.0.0.1:0", "--hosts", std::to_string(o.hosts), "--pages",
+      std::to_string(o.pages), "--seed", std::to_string(o.seed), "--port-file",
+      dir_ / "simweb.port", "--access-log", access_log()};
+  web_args.insert(web_args.end(), o.simweb_args.begin(), o.simweb_args.end());
+  if (!simweb_.Start("simweb", web_args, dir_ / "simweb.log", dir_ / "simweb.port", &error)) {
     return Status::Unavailable(error);
   }
   std::vector<std::string> sets = {

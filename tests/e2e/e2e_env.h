@@ -23,6 +23,8 @@ struct WebOptions {
   int delay_ms = 100;  // crawl.default_delay
   // Extra "--set key=value" pairs for the frontier.
   std::vector<std::string> frontier_sets;
+  // Extra simweb flags (e.g. "--encodings", "br"); none change the oracle.
+  std::vector<std::string> simweb_args;
 };
 
 // Runs `program` (looked up in PATH unless it contains '/') to completion,

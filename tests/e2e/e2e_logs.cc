@@ -94,9 +94,9 @@ Result<std::vector<AccessEntry>> ReadAccessLog(const std::string& path) {
   for (std::string line; std::getline(in, line);) {
     ++n;
     std::istringstream fields(line);
-    std::string time, bytes;
+    std::string time;
     AccessEntry e;
-    if (!(fields >> time >> e.host >> e.target >> e.status >> bytes) ||
+    if (!(fields >> time >> e.host >> e.target >> e.status >> e.body_bytes) ||
         !ParseTimeMs(time, &e.time_ms)) {
       return Status::Corruption(path + ":" + std::to_string(n) + ": bad line: " + line);
     }

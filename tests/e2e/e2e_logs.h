@@ -19,6 +19,7 @@ struct AccessEntry {
   std::string host;
   std::string target;  // path and query
   int status = 0;
+  int64_t body_bytes = 0;  // as sent, so content-encoded when simweb encoded it
   std::string Url() const { return "http://" + host + target; }
 };
 

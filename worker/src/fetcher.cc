@@ -1,6 +1,7 @@
 #include "crawlfront/worker/fetcher.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <deque>
@@ -46,6 +47,10 @@ Status CheckOptions(const FetchOptions& o) {
   }
   for (char c : o.user_agent) {
     if (c == '\r' || c == '\n') return Status::InvalidArgument("user_agent has a line break");
+  }
+  // Checked here so a typo fails at start-up, not as a TLS error per fetch.
+  if (!o.tls_ca_file.empty() && access(o.tls_ca_file.c_str(), R_OK) != 0) {
+    return Status::InvalidArgument("tls_ca_file: cannot read '" + o.tls_ca_file + "'");
   }
   return Status::Ok();
 }

@@ -97,6 +97,7 @@ TEST_F(FetcherTest, StatusCodesAreResponses) {
     FetchResult r = FetchOne(**f, Url(c.path));
     EXPECT_EQ(r.outcome, FetchOutcome::kResponse) << c.path << " " << r.error;
     EXPECT_EQ(r.status, c.status) << c.path;
+    EXPECT_EQ(r.http_version, "1.1") << c.path;
     EXPECT_EQ(r.id, 7u);
     EXPECT_EQ(r.primary_ip, "127.0.0.1");
     EXPECT_TRUE(r.response_head.starts_with("HTTP/1.1 " + std::to_string(c.status)));
@@ -236,6 +237,7 @@ TEST(FetcherOptionsTest, BadOptionsAreRejected) {
       {"connect_to space", [](FetchOptions* o) { o->connect_to = {"a b:80:c:81"}; }},
       {"resolve shape", [](FetchOptions* o) { o->resolve = {"host"}; }},
       {"agent newline", [](FetchOptions* o) { o->user_agent = "a\r\nX: y"; }},
+      {"missing CA file", [](FetchOptions* o) { o->tls_ca_file = "/nonexistent/ca.pem"; }},
   };
   for (const Case& c : cases) {
     FetchOptions o;

@@ -65,6 +65,16 @@ FetchOutcome OutcomeOf(CURLcode code) {
   }
 }
 
+const char* HttpVersionName(long version) {
+  switch (version) {
+    case CURL_HTTP_VERSION_1_0: return "1.0";
+    case CURL_HTTP_VERSION_1_1: return "1.1";
+    case CURL_HTTP_VERSION_2_0: return "2";
+    case CURL_HTTP_VERSION_3: return "3";
+    default: return "";
+  }
+}
+
 }  // namespace
 
 bool IsPrivateAddress(const struct sockaddr* addr, size_t len) {
@@ -145,6 +155,7 @@ Status Transfer::Configure(curl_slist* connect_to, curl_slist* resolve) {
   set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
   if (connect_to != nullptr) set(CURLOPT_CONNECT_TO, connect_to);
   if (resolve != nullptr) set(CURLOPT_RESOLVE, resolve);
+  if (!options_.tls_ca_file.empty()) set(CURLOPT_CAINFO, options_.tls_ca_file.c_str());
   if (rc != CURLE_OK) {
     return Status::Internal(std::string("curl_easy_setopt: ") + curl_easy_strerror(rc));
   }
@@ -223,6 +234,11 @@ FetchResult Transfer::Finish(CURLcode code) {
   long status = 0;
   if (curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK) {
     result_.status = static_cast<int>(status);
+  }
+  long version = 0;
+  if (result_.status != 0 &&
+      curl_easy_getinfo(easy_, CURLINFO_HTTP_VERSION, &version) == CURLE_OK) {
+    result_.http_version = HttpVersionName(version);
   }
   char* ip = nullptr;
   if (curl_easy_getinfo(easy_, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip != nullptr) {

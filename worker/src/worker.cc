@@ -160,9 +160,11 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
       if (!st.ok()) return st;  // lease expires at the frontier; refetched later
       ++stats_.warc_records;
     }
-    spdlog::info("{} {} -> {} status {} {} ms, {} links", job.lease.kind, r.url, rep.outcome,
-                 r.status, r.total_ms, rep.links.size());
+    const std::string version = r.http_version.empty() ? "" : " HTTP/" + r.http_version;
+    spdlog::info("{} {} -> {} status {}{} {} ms, {} links", job.lease.kind, r.url, rep.outcome,
+                 r.status, version, r.total_ms, rep.links.size());
     CountOutcome(rep.outcome);
+    if (r.http_version == "2") ++stats_.http2;
     links_[job.link].QueueDone(std::move(rep.command));
   }
   return Status::Ok();
@@ -224,9 +226,10 @@ Status Worker::Impl::Run(const std::atomic<bool>& stop) {
     if (result.ok()) result = st;
   }
   spdlog::info("worker {} done: {} leases, {} fetched, {} robots, {} retry, {} failed, "
-               "{} disallowed, {} acknowledged", opts_.id, stats_.leases.load(),
-               stats_.fetched.load(), stats_.robots.load(), stats_.retries.load(),
-               stats_.failed.load(), stats_.disallowed.load(), stats_.acked.load());
+               "{} disallowed, {} acknowledged, {} responses over HTTP/2", opts_.id,
+               stats_.leases.load(), stats_.fetched.load(), stats_.robots.load(),
+               stats_.retries.load(), stats_.failed.load(), stats_.disallowed.load(),
+               stats_.acked.load(), stats_.http2.load());
   return result;
 }
 

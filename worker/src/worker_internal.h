@@ -1,8 +1,8 @@
 #pragma once
 // Pieces of the worker that are pure functions or small classes, kept apart
-// so tests can reach them: lease parsing, result -> DONE arguments, WARC
-// exchange building, and one frontier connection with its unacknowledged
-// results.
+// so tests can reach them: result -> DONE arguments, WARC exchange building,
+// and one frontier connection with its unacknowledged results. Lease and
+// Retry-After parsing are in worker_parse.h.
 
 #include <chrono>
 #include <cstdint>
@@ -17,29 +17,12 @@
 #include "crawlfront/common/status.h"
 #include "crawlfront/worker/fetcher.h"
 #include "crawlfront/worker/warc.h"
+#include "worker_parse.h"
 
 namespace crawlfront::worker_internal {
 
 // Largest robots.txt body reported to the frontier (protocol contract).
 inline constexpr size_t kMaxRobotsBytes = 500 * 1024;
-
-struct Lease {
-  std::string id;
-  std::string url;
-  int64_t depth = 0;
-  int64_t attempt = 1;
-  std::string kind;  // "page" or "robots"
-  std::string crawl;
-};
-
-// Parses a FRONTIER.LEASE reply. Malformed entries are skipped and counted
-// in *skipped; a reply that is not an array is InvalidArgument (an error
-// reply's text is in the message).
-Result<std::vector<Lease>> ParseLeases(const RespValue& reply, size_t* skipped);
-
-// Milliseconds from `now` until a Retry-After value (delta seconds or an
-// HTTP date), clamped to [0, 1 day]; nullopt-like -1 when unparsable.
-int64_t ParseRetryAfterMs(std::string_view value, std::chrono::system_clock::time_point now);
 
 // Settings the report needs.
 struct ReportOptions {

@@ -65,6 +65,9 @@ void AddFetchKeys(ConfigTable<W>* t) {
   t->Add("fetch.resolve", &W::resolve, {}, "curl RESOLVE entries HOST:PORT:ADDRESS.");
   t->Add("fetch.allow_private_networks", &W::allow_private_networks, false,
          "Allow loopback, private and link-local targets (tests and demos only).");
+  t->Add("fetch.tls_ca_file", &W::tls_ca_file, "",
+         "PEM file of CA certificates trusted for https instead of the system store; "
+         "empty = system store.");
   t->Add("fetch.default_retry_delay", &W::default_retry_delay, seconds(60), milliseconds(0),
          kDay, "Retry delay reported for 429/503 without a usable Retry-After.");
 }
@@ -114,6 +117,7 @@ FetchOptions FetchOptionsOf(const WorkerOptions& o) {
   f.connect_to = o.connect_to;
   f.resolve = o.resolve;
   f.allow_private_networks = o.allow_private_networks;
+  f.tls_ca_file = o.tls_ca_file;
   return f;
 }
 

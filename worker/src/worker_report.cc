@@ -1,10 +1,7 @@
-// Lease parsing, FRONTIER.DONE building and WARC exchange building.
-
-#include <time.h>
+// FRONTIER.DONE building and WARC exchange building.
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 #include "crawlfront/common/url.h"
 #include "crawlfront/worker/links.h"
@@ -12,30 +9,6 @@
 
 namespace crawlfront::worker_internal {
 namespace {
-
-bool AsInt(const RespValue& v, int64_t* out) {
-  if (v.type == RespType::kInteger) {
-    *out = v.integer;
-    return true;
-  }
-  if (!v.is_string()) return false;
-  auto [p, ec] = std::from_chars(v.str.data(), v.str.data() + v.str.size(), *out);
-  return ec == std::errc() && p == v.str.data() + v.str.size();
-}
-
-bool ParseLease(const RespValue& v, Lease* lease) {
-  if (v.type != RespType::kArray || v.elements.size() != 6) return false;
-  const auto& e = v.elements;
-  if (!e[0].is_string() || !e[1].is_string() || !e[4].is_string() || !e[5].is_string()) {
-    return false;
-  }
-  lease->id = e[0].str;
-  lease->url = e[1].str;
-  lease->kind = e[4].str;
-  lease->crawl = e[5].str;
-  return !lease->id.empty() && AsInt(e[2], &lease->depth) && AsInt(e[3], &lease->attempt) &&
-         (lease->kind == "page" || lease->kind == "robots");
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -63,46 +36,6 @@ void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
 }
 
 }  // namespace
-
-Result<std::vector<Lease>> ParseLeases(const RespValue& reply, size_t* skipped) {
-  if (reply.is_error()) return Status::InvalidArgument("LEASE failed: " + reply.str);
-  if (reply.type != RespType::kArray) {
-    return Status::InvalidArgument("LEASE reply is a " +
-                                   std::string(RespTypeName(reply.type)) + ", not an array");
-  }
-  std::vector<Lease> leases;
-  *skipped = 0;
-  for (const RespValue& v : reply.elements) {
-    Lease lease;
-    if (ParseLease(v, &lease)) {
-      leases.push_back(std::move(lease));
-    } else {
-      ++*skipped;
-    }
-  }
-  return leases;
-}
-
-int64_t ParseRetryAfterMs(std::string_view value, std::chrono::system_clock::time_point now) {
-  constexpr int64_t kMaxMs = int64_t{24} * 3600 * 1000;
-  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
-  if (value.empty()) return -1;
-  int64_t seconds = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec == std::errc() && p == value.data() + value.size()) {
-    return seconds < 0 ? -1 : std::min(kMaxMs, seconds > kMaxMs / 1000 ? kMaxMs : seconds * 1000);
-  }
-  // HTTP date, IMF-fixdate form: "Sun, 06 Nov 1994 08:49:37 GMT".
-  std::tm tm{};
-  std::string text(value);
-  const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  if (end == nullptr || *end != '\0') return -1;
-  const int64_t when_s = timegm(&tm);
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             now.time_since_epoch()).count();
-  return std::clamp(when_s * 1000 - now_ms, int64_t{0}, kMaxMs);
-}
 
 bool IsHtml(std::string_view content_type) {
   std::string type = Lower(content_type.substr(0, content_type.find(';')));

@@ -56,8 +56,16 @@ TEST(RetryAfterTest, SecondsAndDates) {
       {"soon", -1},
       {"", -1},
       {"Wed, 01 Jan 2020 00:00:30 GMT trailing", -1},
+      {"Wednesday, 01-Jan-20 00:00:30 GMT", 30000},  // obsolete RFC 850 form
+      {"Wed Jan  1 00:00:30 2020", 30000},           // obsolete asctime form
+      {"Thu, 01 Jan 1970 00:00:00 GMT", 0},          // the epoch: past, not invalid
+      {"99999999999999999999999", 24LL * 3600 * 1000},  // beyond int64: still a delay
+      {"+5", -1},
   };
   for (const Case& c : cases) EXPECT_EQ(ParseRetryAfterMs(c.value, now), c.ms) << c.value;
+  // A NUL inside the value must not end it early (strptime stops there).
+  using namespace std::string_literals;
+  EXPECT_EQ(ParseRetryAfterMs("Wed, 01 Jan 2020 00:00:30 GMT\0x"s, now), -1);
 }
 
 TEST(IsHtmlTest, ContentTypes) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlfront/simweb/encoding.h"
 #include "crawlfront/simweb/oracle.h"
 #include "crawlfront/simweb/server.h"
 
@@ -29,6 +30,7 @@ struct Flags {
   bool expect = false;
   ExpectOptions oracle;
   std::string robots = "respect";
+  std::string encodings;
 };
 
 po::options_description Describe(Flags& f) {
@@ -40,6 +42,9 @@ po::options_description Describe(Flags& f) {
   add("port-file", po::value(&f.port_file), "write the bound port to this file");
   add("access-log", po::value(&f.server.access_log), "append a line per request here");
   add("threads", po::value(&f.server.threads), "I/O threads (default 4)");
+  add("encodings", po::value(&f.encodings),
+      "content codings offered for text responses, best first, e.g. gzip,br,zstd "
+      "(default none: bodies as is)");
   add("hosts", po::value(&f.web.hosts), "hosts h0..h<N-1>.simweb.test (default 10)");
   add("pages", po::value(&f.web.pages), "pages per host (default 50)");
   add("seed", po::value(&f.web.seed), "seed of the link graph (default 1)");
@@ -133,6 +138,12 @@ int RunServer(Flags& flags) {
     std::cerr << "simweb: --listen wants HOST:PORT, got '" << flags.listen << "'\n";
     return 2;
   }
+  Result<std::vector<ContentCoding>> encodings = ParseCodingList(flags.encodings);
+  if (!encodings.ok()) {
+    std::cerr << "simweb: --encodings: " << encodings.status().message() << "\n";
+    return 2;
+  }
+  flags.server.encodings = std::move(*encodings);
   // Block the stop signals before the server threads exist, so they inherit
   // the mask and only sigwait() below sees SIGINT/SIGTERM.
   sigset_t stop_signals;

@@ -4,6 +4,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -30,16 +31,36 @@ struct Shared {
   explicit Shared(SimWeb w) : web(std::move(w)) {}
   SimWeb web;
   std::unique_ptr<AccessLog> log;  // null when not logging
+  std::vector<ContentCoding> encodings;
 };
 
 using HttpResponse = http::response<http::string_body>;
 
-HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool head) {
+// The coding negotiated for the answer to `req` (possibly identity), or
+// nullopt when the answer is not negotiable: only text bodies are encoded, as
+// real servers do (images and PDFs are compressed already).
+std::optional<ContentCoding> CodingFor(const Shared& shared,
+                                       const http::request<http::string_body>& req,
+                                       const Response& answer) {
+  if (shared.encodings.empty() || answer.body.empty() ||
+      !answer.content_type.starts_with("text/")) {
+    return std::nullopt;
+  }
+  return ChooseCoding(req[http::field::accept_encoding], shared.encodings);
+}
+
+HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool head,
+                           std::optional<ContentCoding> coding = std::nullopt) {
   HttpResponse res{static_cast<http::status>(r.status), version};
   res.set(http::field::server, "simweb");
   res.set(http::field::content_type, r.content_type);
   if (r.status == 405) res.set(http::field::allow, "GET, HEAD");
   if (!r.location.empty()) res.set(http::field::location, r.location);
+  if (coding) res.set(http::field::vary, "Accept-Encoding");
+  if (coding && *coding != ContentCoding::kIdentity) {
+    res.set(http::field::content_encoding, CodingName(*coding));
+    r.body = Encode(*coding, r.body);
+  }
   res.keep_alive(keep_alive);
   if (head) {
     res.content_length(r.body.size());  // what GET would send; no body
@@ -103,8 +124,9 @@ asio::awaitable<void> Session(tcp::socket socket, Shared& shared) {
     }
     bool head = req.method() == http::verb::head;
     int status = answer.status;
+    std::optional<ContentCoding> coding = CodingFor(shared, req, answer);
     HttpResponse res =
-        BuildResponse(std::move(answer), req.version(), req.keep_alive(), head);
+        BuildResponse(std::move(answer), req.version(), req.keep_alive(), head, coding);
     // Logged before the write so a client that got the response finds its line;
     // the time is the request's arrival.
     if (shared.log) {
@@ -177,6 +199,7 @@ Result<std::unique_ptr<SimWebServer>> SimWebServer::Start(
                                    options.address + "'");
   }
   auto impl = std::make_unique<Impl>(std::move(*web));
+  impl->shared.encodings = options.encodings;
   if (!options.access_log.empty()) {
     Result<std::unique_ptr<AccessLog>> log = AccessLog::Open(options.access_log);
     if (!log.ok()) return log.status();

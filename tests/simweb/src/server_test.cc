@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crawlfront/simweb/encoding.h"
 #include "crawlfront/simweb/oracle.h"
 #include "crawlfront/simweb/sim_web.h"
 #include "test_util.h"
@@ -39,6 +40,8 @@ struct Reply {
   std::string allow;
   std::string content_length;
   std::string body;
+  std::string content_encoding;
+  std::string vary;
 };
 
 // A plain keep-alive HTTP/1.1 client on one connection.
@@ -48,9 +51,11 @@ class Client {
     socket_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
   }
 
-  Reply Send(http::verb verb, const std::string& host, const std::string& target) {
+  Reply Send(http::verb verb, const std::string& host, const std::string& target,
+             const std::string& accept_encoding = "") {
     http::request<http::empty_body> request{verb, target, 11};
     request.set(http::field::host, host);
+    if (!accept_encoding.empty()) request.set(http::field::accept_encoding, accept_encoding);
     request.keep_alive(true);
     http::write(socket_, request);
     return Read(verb == http::verb::head);
@@ -74,7 +79,9 @@ class Client {
                  std::string(response[http::field::location]),
                  std::string(response[http::field::allow]),
                  std::string(response[http::field::content_length]),
-                 response.body()};
+                 response.body(),
+                 std::string(response[http::field::content_encoding]),
+                 std::string(response[http::field::vary])};
   }
 
   asio::io_context ioc_;
@@ -203,6 +210,61 @@ TEST_F(ServerTest, AccessLogHasOneLinePerRequest) {
     EXPECT_EQ(time.size() - dot - 1, 3u) << lines[i];  // milliseconds
     EXPECT_GT(std::stoll(time.substr(0, dot)), 1'600'000'000LL) << lines[i];
   }
+}
+
+// A server offering every coding: text bodies come encoded as negotiated,
+// decode to the model's bytes, and the access log counts the bytes sent.
+TEST_F(ServerTest, EncodesTextBodiesAsNegotiated) {
+  server_->Stop();
+  ServerOptions options;
+  options.threads = 2;
+  options.access_log = (dir_ / "encoded.log").string();
+  options.encodings = {ContentCoding::kZstd, ContentCoding::kBrotli, ContentCoding::kGzip};
+  auto server = SimWebServer::Start(SmallWeb(), options);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  Client client((*server)->port());
+  struct Case {
+    std::string target, accept;
+    ContentCoding want;
+  };
+  const Case cases[] = {
+      {"/", "gzip", ContentCoding::kGzip},
+      {"/p/3", "gzip, br", ContentCoding::kBrotli},  // the server's order decides ties
+      {"/robots.txt", "deflate, gzip, br, zstd", ContentCoding::kZstd},
+      {"/p/4", "", ContentCoding::kIdentity},
+      {"/p/5", "zstd;q=0, br;q=0.2, gzip;q=0.1", ContentCoding::kBrotli},
+  };
+  for (const Case& c : cases) {
+    Reply reply = client.Send(http::verb::get, "h0.simweb.test", c.target, c.accept);
+    const std::string plain = web_.Fetch("h0.simweb.test", c.target).body;
+    const std::string want_name =
+        c.want == ContentCoding::kIdentity ? "" : std::string(CodingName(c.want));
+    EXPECT_EQ(reply.content_encoding, want_name) << c.target;
+    EXPECT_EQ(reply.vary, "Accept-Encoding") << c.target;
+    EXPECT_EQ(reply.body, Encode(c.want, plain)) << c.target;
+    auto decoded = Decode(c.want, reply.body);
+    ASSERT_TRUE(decoded.ok()) << c.target;
+    EXPECT_EQ(*decoded, plain) << c.target;
+  }
+  // Images are never encoded; HEAD announces the encoded length.
+  Reply png = client.Send(http::verb::get, "h0.simweb.test", "/files/0.png", "gzip");
+  EXPECT_EQ(png.content_encoding, "");
+  EXPECT_EQ(png.vary, "");
+  Reply head = client.Send(http::verb::head, "h0.simweb.test", "/p/2", "br");
+  EXPECT_EQ(head.content_encoding, "br");
+  EXPECT_EQ(head.content_length,
+            std::to_string(Encode(ContentCoding::kBrotli,
+                                  web_.Fetch("h0.simweb.test", "/p/2").body).size()));
+  (*server)->Stop();
+  std::ifstream in(dir_ / "encoded.log");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  std::istringstream fields(line);
+  std::string time, host, target;
+  int status = 0;
+  size_t bytes = 0;
+  fields >> time >> host >> target >> status >> bytes;
+  EXPECT_EQ(bytes, Encode(ContentCoding::kGzip, web_.Fetch("h0.simweb.test", "/").body).size());
 }
 
 TEST(ServerStartTest, RefusesNonLoopbackAndBadThreads) {

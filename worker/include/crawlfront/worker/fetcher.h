@@ -45,6 +45,10 @@ struct FetchOptions {
   // and unspecified addresses. Off protects internal services from crawled
   // links; tests and the demo turn it on. Default: false.
   bool allow_private_networks = false;
+  // PEM file of the CA certificates trusted for https, instead of the system
+  // store (a private CA, or a test's self-signed certificate). Verification
+  // is never switched off. Default: "" = the system store.
+  std::string tls_ca_file;
 };
 
 // One request. `id` is the caller's, echoed in the result.
@@ -70,6 +74,8 @@ struct FetchResult {
   FetchOutcome outcome = FetchOutcome::kError;
   std::string error;       // why, when outcome != kResponse
   int status = 0;          // HTTP status code, 0 without a response
+  // HTTP version of the response: "1.0", "1.1", "2" or "3"; "" without one.
+  std::string http_version;
   std::string primary_ip;  // address connected to; empty if none
   // Request line and headers as sent (ends with a blank line).
   std::string request_head;
@@ -92,7 +98,8 @@ class Fetcher {
  public:
   // Initializes libcurl (once per process) and starts the thread.
   // InvalidArgument for bad options (max_transfers < 1, negative limits,
-  // malformed connect_to/resolve entries); Internal if curl cannot start.
+  // malformed connect_to/resolve entries, unreadable tls_ca_file); Internal
+  // if curl cannot start.
   static Result<std::unique_ptr<Fetcher>> Start(FetchOptions options);
   // Abandons running transfers (no results for them) and joins the thread.
   ~Fetcher();

@@ -65,9 +65,9 @@ struct WarcOptions {
   std::string description;
 };
 
-// One HTTP fetch. The writer stores the bytes verbatim: the worker passes the
-// request as sent and the response as received on the wire (content-encoding
-// NOT decoded, so headers and body agree; see docs/warc.md).
+// One HTTP fetch. The writer stores the bytes verbatim; the caller makes
+// head and body agree. The worker passes the request as sent and the response
+// with its body decoded and Content-Encoding renamed (docs/warc.md).
 struct WarcExchange {
   std::string target_uri;  // no whitespace or control characters
   std::string ip_address;  // of the server; empty omits WARC-IP-Address
@@ -75,7 +75,7 @@ struct WarcExchange {
   std::string request_head;   // request line + headers + blank line
   std::string request_body;   // usually empty (GET)
   std::string response_head;  // status line + headers + blank line
-  std::string response_body;  // entity as received
+  std::string response_body;  // the body as the head describes it
   // The body was cut at a size limit: adds "WARC-Truncated: length".
   bool truncated = false;
   // Links found in the body; non-empty adds a metadata record

@@ -62,6 +62,7 @@ struct WorkerOptions {
   std::vector<std::string> connect_to;
   std::vector<std::string> resolve;
   bool allow_private_networks = false;
+  std::string tls_ca_file;  // "" = the system CA store
   // Retry delay for 429/503 without a usable Retry-After. Default: 60 s.
   std::chrono::milliseconds default_retry_delay = std::chrono::seconds(60);
 
@@ -101,6 +102,7 @@ struct WorkerStats {
   std::atomic<uint64_t> pending_done{0};  // results not yet acknowledged
   std::atomic<uint64_t> reconnects{0};    // successful connects after the first
   std::atomic<uint64_t> warc_records{0};  // exchanges written
+  std::atomic<uint64_t> http2{0};         // responses received over HTTP/2
 };
 
 class Worker {

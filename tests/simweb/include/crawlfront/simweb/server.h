@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "crawlfront/common/status.h"
+#include "crawlfront/simweb/encoding.h"
 #include "crawlfront/simweb/options.h"
 
 namespace crawlfront::simweb {
@@ -21,6 +23,11 @@ struct ServerOptions {
   int threads = 4;
   // Access log file, or "" for none. Default: "".
   std::string access_log;
+  // Content codings offered for text/* responses, best first, used when the
+  // request's Accept-Encoding allows one (then Content-Encoding and Vary are
+  // set). Costs CPU per response; empty serves every body as is, so tests
+  // that compare bytes are unaffected. Default: empty.
+  std::vector<ContentCoding> encodings;
 };
 
 class SimWebServer {
