@@ -4,7 +4,7 @@ crawlfront_module(NAME resp_server
           src/resp_server_command.cc
   DEPS crawlfront_resp crawlfront_net Boost::headers Threads::Threads)
 target_include_directories(crawlfront_resp_server PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
-crawlfront_test(NAME resp_server_test SOURCES src/resp_server_test.cc
+crawlfront_test(NAME resp_server_test SOURCES src/resp_server_test.cc src/resp_server_commit_test.cc
                 DEPS crawlfront_resp_server crawlfront_resp_client)
 add_executable(resp_echo_server src/resp_echo_server.cc)
 target_link_libraries(resp_echo_server PRIVATE crawlfront_resp_server)

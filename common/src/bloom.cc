@@ -163,6 +163,21 @@ double BlockedBloom::ModelFalsePositiveRate(uint64_t n, uint64_t num_blocks, uin
 }
 
 BlockedBloom::Geometry BlockedBloom::ChooseGeometry(uint64_t n, double p) {
+  // The search costs milliseconds and callers repeat it for equal arguments
+  // (a seen-set sizes 1024 partitions alike at start-up).
+  struct Memo {
+    uint64_t n = 0;
+    double p = 0;
+    Geometry g{0, 0};
+  };
+  thread_local Memo memo;
+  if (memo.g.num_blocks != 0 && memo.n == n && memo.p == p) return memo.g;
+  const Geometry g = SearchGeometry(n, p);
+  memo = Memo{n, p, g};
+  return g;
+}
+
+BlockedBloom::Geometry BlockedBloom::SearchGeometry(uint64_t n, double p) {
   n = std::max<uint64_t>(n, 1);
   if (!(p >= 1e-9)) p = std::isnan(p) ? 0.5 : 1e-9;
   p = std::min(p, 0.5);
@@ -292,6 +307,11 @@ BlockedBloom& BlockedBloom::operator=(BlockedBloom&& other) noexcept {
     counters_ = std::move(other.counters_);
   }
   return *this;
+}
+
+void BlockedBloom::set_single_writer(bool single_writer) {
+  single_writer_ = single_writer;
+  simd_add_ = simd_probe_ && single_writer && bloom_simd::HaveAvx512();
 }
 
 // ---- add / query -------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "bf_chain.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -74,6 +75,14 @@ BfStep BfChain::Add(uint64_t hash) {
   ++last.items;
   ++items_;
   return BfStep::kAdded;
+}
+
+void BfChain::Warm(std::span<const uint64_t> hashes) const {
+  uint8_t ignored[256];
+  for (size_t at = 0; at < hashes.size(); at += sizeof ignored) {
+    auto part = hashes.subspan(at, std::min(sizeof ignored, hashes.size() - at));
+    for (const BfLink& l : links_) l.filter->MayContainBatch(part, ignored);
+  }
 }
 
 bool BfChain::Contains(uint64_t hash) const {

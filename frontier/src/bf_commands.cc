@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bf_handlers.h"
+#include "store_round.h"
 
 namespace crawlfront {
 namespace {
@@ -57,7 +58,10 @@ void AddAndReply(const BfCommandContext& c, CallContext& ctx, size_t first,
                  const BfParams* create, bool multi) {
   auto args = ctx.args();
   std::vector<BfAddOutcome> outcomes;
-  Status st = c.registry->Add(args[1], args.subspan(first), create, &outcomes);
+  // Group commit: the log records join the round's write; the reply is sent
+  // only once that write succeeded.
+  WriteGroup* group = JoinStoreRound(ctx, c.registry->store());
+  Status st = c.registry->Add(args[1], args.subspan(first), create, &outcomes, group);
   if (!st.ok()) return BfReplyStatus(ctx.reply(), st);
   uint64_t cap = c.registry->options().max_total_bytes;
   if (!multi) return ReplyOutcome(ctx.reply(), outcomes.at(0), cap);

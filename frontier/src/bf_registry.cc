@@ -166,33 +166,79 @@ BfAddOutcome UserBloomRegistry::AddOne(Filter& f, uint64_t hash) {
   }
 }
 
-// The write happens under the filter's mutex so that a snapshot never sees
-// an add whose log entry is not yet committed.
+namespace {
+
+// Adds of at least this many items probe them all with prefetching first.
+constexpr size_t kWarmBatch = 8;
+
+// After a failed write: memory holds bits the log lacks, so the next
+// snapshot must write the filter whole.
+void MarkUnlogged(UserBloomRegistry::Filter& f) {
+  f.force_snapshot = true;
+  ++f.generation;
+}
+
+void MarkUnloggedLocking(void* arg) {
+  auto* f = static_cast<UserBloomRegistry::Filter*>(arg);
+  std::lock_guard lock(f->mu);
+  MarkUnlogged(*f);
+}
+
+}  // namespace
+
+// Log records may be committed after a snapshot that already holds their
+// bits (group commit): a record below the snapshot counter holds only such
+// adds, so replay skips it and the next snapshot deletes it. A snapshot
+// written before a failed group write holds bits of unacknowledged adds:
+// harmless.
 Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string> items,
-                              const BfParams* create, std::vector<BfAddOutcome>* out) {
+                              const BfParams* create, std::vector<BfAddOutcome>* out,
+                              WriteGroup* group) {
   out->clear();
   auto found = FindOrCreate(name, create);
   if (!found.ok()) return found.status();
   Filter& f = **found;
-  rocksdb::WriteBatch batch;
+  auto* cf = store_->cf(Cf::kUserBloom);
+  // Hashes of the new items, appended to the group's record for this filter
+  // (one log record per round and filter) or to a record of this call.
+  std::string own;
+  WriteGroup::Merged* merged = group ? &group->MergedRecord(&f, cf) : nullptr;
+  std::string& hashes = merged ? merged->value : own;
+  uint64_t last = 0;
+  bool logged = false;
+  std::vector<uint64_t> batch_hashes;
+  if (items.size() >= kWarmBatch) {
+    batch_hashes.reserve(items.size());
+    for (const std::string& item : items) batch_hashes.push_back(BloomHash(item));
+  }
   std::lock_guard lock(f.mu);
-  for (const std::string& item : items) {
-    uint64_t hash = BloomHash(item);
+  if (!batch_hashes.empty()) f.chain.Warm(batch_hashes);
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint64_t hash = batch_hashes.empty() ? BloomHash(items[i]) : batch_hashes[i];
     BfAddOutcome outcome = AddOne(f, hash);
     out->push_back(outcome);
     if (outcome == BfAddOutcome::kAdded) {
-      std::string value;
-      AppendBe64(&value, hash);
-      batch.Put(store_->cf(Cf::kUserBloom), BfLogKey(f.name, f.counter++), value);
+      AppendBe64(&hashes, hash);
+      last = f.counter++;
+      logged = true;
     } else if (outcome != BfAddOutcome::kExists) {
       break;
     }
   }
-  if (batch.Count() == 0) return Status::Ok();
+  if (!logged) return Status::Ok();
+  std::string key = f.log_prefix;
+  AppendBe64(&key, last);
+  if (merged) {
+    // Keyed by the highest counter in it (see bf_store.h).
+    if (merged->key.empty() || merged->key < key) merged->key = std::move(key);
+    group->OnFailure(MarkUnloggedLocking, &f);  // filters live as long as the registry
+    return Status::Ok();
+  }
+  rocksdb::WriteBatch batch;
+  batch.Put(cf, key, own);
   Status st = store_->Write(&batch);
   if (!st.ok()) {
-    f.force_snapshot = true;  // memory holds bits the log lacks
-    ++f.generation;
+    MarkUnlogged(f);
     return Status::IoError("ERR could not persist the add: " + st.message());
   }
   return Status::Ok();
@@ -203,10 +249,12 @@ void UserBloomRegistry::Exists(std::string_view name, std::span<const std::strin
   out->assign(items.size(), 0);
   std::shared_ptr<Filter> f = Find(name);
   if (!f) return;
+  std::vector<uint64_t> hashes(items.size());
+  for (size_t i = 0; i < items.size(); ++i) hashes[i] = BloomHash(items[i]);
   std::lock_guard lock(f->mu);
-  for (size_t i = 0; i < items.size(); ++i) {
-    (*out)[i] = f->chain.Contains(BloomHash(items[i])) ? 1 : 0;
-  }
+  if (hashes.size() >= kWarmBatch) f->chain.Warm(hashes);
+  for (size_t i = 0; i < hashes.size(); ++i)
+    (*out)[i] = f->chain.Contains(hashes[i]) ? 1 : 0;
 }
 
 Result<BfInfo> UserBloomRegistry::Info(std::string_view name) {

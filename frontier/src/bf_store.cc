@@ -46,7 +46,7 @@ Status LoadBits(Store& store, std::string_view name, BfChain& chain) {
   return Status::Ok();
 }
 
-// Replays logged adds (counter >= f.snap_counter) in order.
+// Replays log records keyed at or above f.snap_counter, in order.
 Status ReplayLog(Store& store, UserBloomRegistry::Filter& f) {
   std::string prefix = BfLogPrefix(f.name);
   std::string upper = PrefixSuccessor(prefix);
@@ -55,23 +55,29 @@ Status ReplayLog(Store& store, UserBloomRegistry::Filter& f) {
   f.counter = f.snap_counter;
   for (it->Seek(BfLogKey(f.name, f.snap_counter));
        it->Valid() && it->key().compare(upper) < 0; it->Next()) {
-    if (it->key().size() != prefix.size() + 8 || it->value().size() != 8) {
+    rocksdb::Slice v = it->value();
+    if (it->key().size() != prefix.size() + 8 || v.empty() || v.size() % 8 != 0) {
       return Status::Corruption("user bloom '" + f.name + "': bad log entry");
     }
-    uint64_t hash = ReadBe64(it->value().data());
-    BfStep step = f.chain.Add(hash);
-    if (step == BfStep::kNeedLink) {
-      CRAWLFRONT_RETURN_IF_ERROR(f.chain.AddLink());
-      step = f.chain.Add(hash);
+    for (size_t at = 0; at < v.size(); at += 8) {
+      uint64_t hash = ReadBe64(v.data() + at);
+      BfStep step = f.chain.Add(hash);
+      if (step == BfStep::kNeedLink) {
+        CRAWLFRONT_RETURN_IF_ERROR(f.chain.AddLink());
+        step = f.chain.Add(hash);
+      }
+      // An acknowledged add changed bits when it ran from the same state.
+      if (step != BfStep::kAdded) f.force_snapshot = true;
     }
-    // An acknowledged add changed bits when it ran from the same state.
-    if (step != BfStep::kAdded) f.force_snapshot = true;
     f.counter = ReadBe64(it->key().data() + prefix.size()) + 1;
   }
   return FromRocks(it->status());
 }
 
 }  // namespace
+
+UserBloomRegistry::Filter::Filter(std::string n, BfChain c)
+    : name(std::move(n)), log_prefix(BfLogPrefix(name)), chain(std::move(c)) {}
 
 std::string BfMetaPrefix() { return "M"; }
 std::string BfMetaKey(std::string_view name) { return "M" + std::string(name); }

@@ -2,10 +2,16 @@
 // A user filter's in-memory state and its RocksDB records (Cf::kUserBloom):
 //   'M' name                            -> meta: snapshot counter + chain header
 //   'B' [len:4] name [link:4] [chunk:4] -> bit array chunk (all-zero chunks omitted)
-//   'L' [len:4] name [counter:8]        -> 64-bit hash of an add after the snapshot
+//   'L' [len:4] name [counter:8]        -> 64-bit hashes of adds after the snapshot
 // The length prefix keeps one name's range from covering another's
-// ("a" vs "ab"). Recovery: load the snapshot, replay the log in order; the
-// chain is deterministic, so it reaches the same state, growth included.
+// ("a" vs "ab"). Every add that set bits takes the next counter; a log
+// record holds one or more such adds (a group commit logs a round's adds of
+// a filter as one record) and is keyed by the highest counter among them, so
+// a record below a snapshot's counter holds only adds the snapshot covers.
+// Recovery: load the snapshot, replay the log in order. The chain is
+// deterministic, so it reaches the same state, growth included (unless
+// concurrent rounds interleaved their counters; then membership still holds
+// and the filter is snapshotted again).
 
 #include <cstdint>
 #include <mutex>
@@ -18,8 +24,9 @@
 namespace crawlfront {
 
 struct UserBloomRegistry::Filter {
-  Filter(std::string n, BfChain c) : name(std::move(n)), chain(std::move(c)) {}
+  Filter(std::string n, BfChain c);
   const std::string name;
+  const std::string log_prefix;  // BfLogPrefix(name), built once
   std::mutex mu;
   // Everything below is guarded by mu.
   BfChain chain;

@@ -28,15 +28,6 @@ void StatsFromVector(const std::vector<uint64_t>& v, CrawlStats* s) {
 
 }  // namespace
 
-uint64_t CrawlHostHash(std::string_view crawl, std::string_view host_key) {
-  if (crawl == kDefaultCrawl) return HostHash(host_key);
-  std::string s;
-  s.reserve(crawl.size() + 1 + host_key.size());
-  s.append(crawl).push_back('\n');
-  s.append(host_key);
-  return HostHash(s);
-}
-
 bool ValidCrawlId(std::string_view id) {
   if (id.empty() || id.size() > 64) return false;
   for (char c : id) {
@@ -67,7 +58,13 @@ CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, C
                      ScopeRules scope)
     : store_(store), seen_(seen), options_(options), clock_(clock), scope_(std::move(scope)) {}
 
-CrawlCore::~CrawlCore() = default;
+// Writes what unacknowledged calls left pending, so RAM and disk agree.
+CrawlCore::~CrawlCore() {
+  std::lock_guard lock(mu_);
+  if (!sticky_error_.ok() || !HasPending()) return;
+  Status s = Flush();
+  if (!s.ok()) spdlog::error("crawl core: final write failed: {}", s.ToString());
+}
 
 Status CrawlCore::Restore() {
   std::lock_guard lock(mu_);
@@ -146,7 +143,7 @@ Status CrawlCore::RestoreHosts() {
 // Leases of a previous run go back to their queues unchanged (their results
 // can no longer be accepted: the lease ids are forgotten with the RAM state).
 Status CrawlCore::RestoreLeases() {
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch& batch = pending_;
   size_t n = 0;
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
@@ -163,7 +160,7 @@ Status CrawlCore::RestoreLeases() {
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   if (n == 0) return Status::Ok();
   spdlog::info("crawl core: re-queued {} leases of the previous run", n);
-  return Commit(&batch);
+  return Flush();
 }
 
 CrawlState& CrawlCore::CrawlFor(std::string_view id) {
@@ -263,20 +260,38 @@ uint64_t CrawlCore::AllocLeaseId(rocksdb::WriteBatch* batch) {
   return Alloc(&next_lease_, &lease_limit_, kMetaLeaseSeq, store_, batch);
 }
 
-// Flushes dirty records into `batch` and writes it. A failed write leaves RAM
-// ahead of disk, so every later call fails too (reopen to recover).
-Status CrawlCore::Commit(rocksdb::WriteBatch* batch) {
+// Writes pending_ with the current records of every host and crawl changed
+// since the last write, so each is written once per write however many calls
+// changed it. A failed write leaves RAM ahead of disk, so every later call
+// fails too (reopen to recover). REQUIRES: mu_ held.
+Status CrawlCore::Flush() {
   for (auto& [id, c] : crawls_) {
-    if (c->dirty) PutCrawlStats(batch, *c);
+    if (c->dirty) PutCrawlStats(&pending_, *c);
   }
-  FlushDirty(batch);
-  if (batch->Count() == 0) return Status::Ok();
-  Status s = store_->Write(batch);
+  FlushDirty(&pending_);
+  if (pending_.Count() == 0) return Status::Ok();
+  Status s = store_->Write(&pending_);
+  pending_.Clear();
+  ++batch_epoch_;  // hosts touched before are clean now
   if (!s.ok()) {
     spdlog::error("crawl core: write failed, refusing further work: {}", s.ToString());
     sticky_error_ = s;
   }
   return s;
+}
+
+Status CrawlCore::Finish(uint64_t* ticket) {
+  if (ticket == nullptr) return Flush();
+  *ticket = batch_epoch_;
+  return Status::Ok();
+}
+
+Status CrawlCore::Sync(uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  // Checked first: the failed write may have been the ticket's own.
+  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  if (ticket < batch_epoch_) return Status::Ok();  // written already
+  return Flush();
 }
 
 void CrawlCore::SetWorkCallback(std::function<void()> callback) {
@@ -311,10 +326,9 @@ Status CrawlCore::UpdateHost(std::string_view crawl, std::string_view host,
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
     auto h = HostByName(crawl, host);
     if (!h.ok()) return h.status();
-    rocksdb::WriteBatch batch;
-    f(**h, &batch);
+    f(**h, &pending_);
     MarkDirty(**h);
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    CRAWLFRONT_RETURN_IF_ERROR(Flush());
     Reschedule(**h, clock_->NowMs());
   }
   Notify();
@@ -356,7 +370,7 @@ Status CrawlCore::SetPaused(std::string_view crawl, bool paused) {
   {
     std::lock_guard lock(mu_);
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
-    rocksdb::WriteBatch batch;
+    rocksdb::WriteBatch& batch = pending_;
     const char* v = paused ? "1" : "0";
     if (crawl.empty()) {
       paused_all_ = paused;
@@ -372,7 +386,7 @@ Status CrawlCore::SetPaused(std::string_view crawl, bool paused) {
       batch.Put(store_->cf(Cf::kMeta), std::string(kMetaCrawlPrefix) + "paused." +
                 std::string(crawl), v);
     }
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    CRAWLFRONT_RETURN_IF_ERROR(Flush());
     int64_t now = clock_->NowMs();
     for (auto& h : hosts_) Reschedule(*h, now);
   }

@@ -72,7 +72,8 @@ void CrawlCore::QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batc
 }
 
 Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> requests,
-                      std::vector<AddResult>* out) {
+                      std::vector<AddResult>* out, uint64_t* ticket) {
+  if (ticket) *ticket = 0;
   if (crawl_id.empty()) crawl_id = kDefaultCrawl;
   if (!ValidCrawlId(crawl_id)) return Status::InvalidArgument("bad crawl id");
   out->assign(requests.size(), AddResult{});
@@ -101,6 +102,9 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     }
     // Arrival numbers follow request order (the seen-set calls back in its
     // own order); numbers of URLs that turn out seen are simply unused.
+    // The seen-set's write carries host records of the current RAM state:
+    // what earlier calls left pending must reach the disk first.
+    if (!cand.empty() && HasPending()) CRAWLFRONT_RETURN_IF_ERROR(Flush());
     uint64_t first_seq = next_seq_;
     next_seq_ += cand.size();
     std::vector<SeenResult> seen;
@@ -144,9 +148,8 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       ++crawl.stats.urls_rejected;
       crawl.dirty = true;
     }
-    CRAWLFRONT_RETURN_IF_ERROR(ScheduleRefetch(preps, out));
-    rocksdb::WriteBatch batch;
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));  // counters and stats
+    ScheduleRefetch(preps, out);
+    CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));  // counters and stats
     int64_t now = clock_->NowMs();
     for (const Prepared& p : preps) {
       if (p.host) Reschedule(*p.host, now);
@@ -157,9 +160,8 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
 }
 
 // Seen URLs with a refetch time are queued again (a recrawl), as scheduled
-// entries. REQUIRES: mu_ held; the caller commits.
-Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
-  rocksdb::WriteBatch batch;
+// entries. REQUIRES: mu_ held; the caller commits pending_.
+void CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
   for (size_t i = 0; i < preps.size(); ++i) {
     Prepared& p = preps[i];
     if ((*out)[i].kind != AddResult::Kind::kSeen || p.req->refetch_at_ms <= 0) continue;
@@ -169,11 +171,10 @@ Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResu
     item.depth = p.req->depth;
     item.priority = p.req->priority;
     item.due_ms = p.req->refetch_at_ms;
-    QueueNew(*p.host, std::move(item), &batch);
+    QueueNew(*p.host, std::move(item), &pending_);
+    TouchQueue(*p.host);
     MarkDirty(*p.host);
   }
-  if (batch.Count() == 0) return Status::Ok();
-  return Commit(&batch);
 }
 
 Result<bool> CrawlCore::Seen(std::string_view crawl_id, std::string_view url) {

@@ -1,7 +1,9 @@
 // The FRONTIER.* commands (docs/protocol.md): argument parsing and replies on
 // top of CrawlCore. Handlers run on RESP io threads; CrawlCore is thread-safe.
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 #include <optional>
 
 #include "crawlfront/frontier/frontier_node.h"
@@ -78,6 +80,33 @@ class Options {
 
 std::string CrawlOf(const Options& o) { return o.Get("CRAWL", std::string(kDefaultCrawl)); }
 
+// Group commit of crawl core calls: the commands of one connection round
+// leave their writes pending in the core, and one Sync before the round's
+// replies makes them durable together (see CrawlCore and RoundCommit).
+class CrawlRoundCommit : public RoundCommit {
+ public:
+  explicit CrawlRoundCommit(CrawlCore* core) : core_(core) {}
+  void Note(uint64_t ticket) { ticket_ = std::max(ticket_, ticket); }
+  Status Commit() override { return core_->Sync(ticket_); }
+
+ private:
+  CrawlCore* core_;
+  uint64_t ticket_ = 0;
+};
+
+// Runs call(ticket) with a ticket the round's commit syncs before the reply
+// goes out, or with nullptr (durable on return) outside a round.
+template <typename Call>
+Status WithCrawlRound(CallContext& ctx, CrawlCore& core, Call call) {
+  auto* round = ctx.JoinCommit<CrawlRoundCommit>(
+      &core, [&core] { return std::make_unique<CrawlRoundCommit>(&core); });
+  if (round == nullptr) return call(nullptr);
+  uint64_t ticket = 0;
+  Status s = call(&ticket);
+  round->Note(ticket);
+  return s;
+}
+
 void ReplyStatus(CallContext& ctx, const Status& s) {
   if (s.ok()) {
     ctx.reply().SimpleString("OK");
@@ -104,7 +133,9 @@ void DoAdd(CallContext& ctx, FrontierNode& node, const std::string& crawl,
   std::vector<AddRequest> reqs(urls.size(), proto);
   for (size_t i = 0; i < urls.size(); ++i) reqs[i].url = urls[i];
   std::vector<AddResult> results;
-  Status s = node.crawl().Add(crawl, reqs, &results);
+  Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {
+    return node.crawl().Add(crawl, reqs, &results, ticket);
+  });
   if (!s.ok()) {
     node.NoteError("add: " + s.ToString());
     ctx.reply().Error("ERR " + s.message());
@@ -170,7 +201,9 @@ void LeaseCmd(CallContext& ctx, FrontierNode& node) {
   }
   std::string crawl = o.Get("CRAWL");
   std::vector<LeasedUrl> leases;
-  Status s = node.crawl().Lease(args[1], static_cast<size_t>(*count), crawl, &leases);
+  Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {
+    return node.crawl().Lease(args[1], static_cast<size_t>(*count), crawl, &leases, ticket);
+  });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   if (leases.empty() && block > 0 && *count > 0) {
     node.AddLeaseWaiter({ctx.Defer(), args[1], crawl, static_cast<size_t>(*count),
@@ -214,7 +247,9 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.body = o.Get("BODY");
   if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
   bool known = false;
-  Status s = node.crawl().Done(args[1], args[2], r, &known);
+  Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {
+    return node.crawl().Done(args[1], args[2], r, &known, ticket);
+  });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   if (known) node.NoteWorker(args[1], 0, 1);
   if (known && r.outcome == DoneOutcome::kFailed) node.NoteError("fetch failed: " + r.reason);

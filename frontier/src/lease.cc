@@ -58,7 +58,8 @@ void CrawlCore::MoveDueToRing(int64_t now) {
 }
 
 Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view crawl_filter,
-                        std::vector<LeasedUrl>* out) {
+                        std::vector<LeasedUrl>* out, uint64_t* ticket) {
+  if (ticket) *ticket = 0;
   if (worker.empty() || worker.size() > 256) return Status::InvalidArgument("bad worker id");
   size_t before = out->size();
   {
@@ -66,7 +67,6 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
     int64_t now = clock_->NowMs();
     MoveDueToRing(now);
-    rocksdb::WriteBatch batch;
     std::vector<RingEntry> skipped;  // hosts of other crawls keep their turn
     // Each visit leases at most one URL from one host, so a host returns to
     // the back of the ring and every ready host gets a turn (fairness).
@@ -81,7 +81,7 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
         continue;
       }
       h.place = HostState::Place::kNone;
-      Status s = LeaseFromHost(h, worker, now, &batch, out);
+      Status s = LeaseFromHost(h, worker, now, &pending_, out);
       if (!s.ok()) {
         sticky_error_ = s;
         return s;
@@ -89,18 +89,8 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
       Reschedule(h, now);
     }
     for (auto it = skipped.rbegin(); it != skipped.rend(); ++it) ring_.push_front(*it);
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
-    ++batch_epoch_;
+    CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));
   }
-  return Status::Ok();
-}
-
-// Commits what `batch` holds so far, so that RocksDB reads see it.
-Status CrawlCore::CommitPending(rocksdb::WriteBatch* batch) {
-  if (batch->Count() == 0 && dirty_hosts_.empty()) return Status::Ok();
-  CRAWLFRONT_RETURN_IF_ERROR(Commit(batch));
-  batch->Clear();
-  ++batch_epoch_;
   return Status::Ok();
 }
 
@@ -110,15 +100,15 @@ Status CrawlCore::CommitPending(rocksdb::WriteBatch* batch) {
 Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
                                 rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
   if (ReadyTime(h, now) > now) return Status::Ok();
-  // RocksDB reads of this host's queue must see its pending writes: commit
-  // first if the batch touched it (other hosts' writes do not matter).
+  // RocksDB reads of this host's queue must see its pending writes: write
+  // them first if pending_ touched it (other hosts' writes do not matter).
   auto sync = [&]() -> Status {
-    return h.touched_epoch == batch_epoch_ ? CommitPending(batch) : Status::Ok();
+    return h.touched_epoch == batch_epoch_ ? Flush() : Status::Ok();
   };
   if (h.rec.scheduled > 0 && h.sched_min_due <= now) {
     CRAWLFRONT_RETURN_IF_ERROR(sync());
     CRAWLFRONT_RETURN_IF_ERROR(PromoteDue(h, now, batch));
-    h.touched_epoch = batch_epoch_;
+    TouchQueue(h);
   }
   for (int step = 0; step < 256; ++step) {
     if (h.heads.empty()) {
@@ -137,7 +127,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     auto [key, item] = std::move(h.heads.front());
     h.heads.erase(h.heads.begin());
     batch->Delete(store_->cf(Cf::kQueue), key);
-    h.touched_epoch = batch_epoch_;
+    TouchQueue(h);
     --h.rec.queued;
     MarkDirty(h);
     if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {

@@ -62,6 +62,7 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
     InsertHead(h, key, item);
     ++h.rec.queued;
   }
+  TouchQueue(h);
   MarkDirty(h);
 }
 
@@ -158,10 +159,12 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
 }
 
 Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
-                       const DoneReport& report, bool* known) {
+                       const DoneReport& report, bool* known, uint64_t* ticket) {
   *known = false;
+  if (ticket) *ticket = 0;
   std::vector<AddRequest> links;
   std::string crawl;
+  bool wake = false;
   {
     std::lock_guard lock(mu_);
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
@@ -173,7 +176,7 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
     if (!robots && report.outcome == DoneOutcome::kRobots) {
       return Status::InvalidArgument("outcome robots for a page lease");
     }
-    rocksdb::WriteBatch batch;
+    rocksdb::WriteBatch& batch = pending_;
     HostState& h = *hosts_[l->host];
     std::vector<std::string> urls;
     if (robots) {
@@ -192,15 +195,25 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
       links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});
     }
     EndLease(id, *l, &batch);
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));
+    using Place = HostState::Place;
+    Place was = h.place;
+    int64_t was_ms = h.place_ms;
     Reschedule(h, now);
+    // Only a host that became leasable (sooner) is news for waiting leases;
+    // waking them on every DONE cost two context switches per URL.
+    wake = h.place == Place::kRing
+               ? was != Place::kRing
+               : h.place == Place::kHeap && (was != h.place || h.place_ms < was_ms);
     *known = true;
   }
   if (!links.empty()) {
     std::vector<AddResult> results;
-    CRAWLFRONT_RETURN_IF_ERROR(Add(crawl, links, &results));
+    uint64_t add_ticket = 0;
+    CRAWLFRONT_RETURN_IF_ERROR(Add(crawl, links, &results, ticket ? &add_ticket : nullptr));
+    if (ticket) *ticket = std::max(*ticket, add_ticket);  // Add notifies itself
   }
-  Notify();
+  if (wake) Notify();
   return Status::Ok();
 }
 
@@ -223,7 +236,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
     std::lock_guard lock(mu_);
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
     int64_t now = clock_->NowMs();
-    rocksdb::WriteBatch batch;
+    rocksdb::WriteBatch& batch = pending_;
     std::vector<uint32_t> touched;
     for (auto it = leases_.begin(); it != leases_.end();) {
       auto next = std::next(it);
@@ -248,7 +261,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
       }
       it = next;
     }
-    CRAWLFRONT_RETURN_IF_ERROR(Commit(&batch));
+    CRAWLFRONT_RETURN_IF_ERROR(Flush());
     for (uint32_t id : touched) Reschedule(*hosts_[id], now);
   }
   if (expired) *expired = n;

@@ -13,6 +13,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include "resp_server_session.h"
 
 namespace crawlfront {
@@ -34,6 +37,21 @@ namespace {
 std::string Upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+char AsciiUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
+
+// Error reply text for a failed RoundCommit.
+std::string CommitErrorReply(const Status& st) {
+  std::string text = st.message();
+  size_t space = text.find(' ');
+  bool has_code = space != std::string::npos && space > 0 &&
+                  std::all_of(text.begin(), text.begin() + space,
+                              [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (!has_code) text = "ERR " + text;
+  std::string out;
+  RespWriter(&out, 2).Error(text);  // errors encode alike in RESP2 and RESP3
   return out;
 }
 
@@ -60,6 +78,68 @@ void DeferredReply::Complete(std::string encoded) {
 void CallContext::SetProtocol(int version) {
   client_.resp_version = version;
   writer_.set_protocol(version);
+}
+
+RoundCommit* CommitRound::Find(const void* key) const {
+  for (const Entry& e : entries_) {
+    if (e.key == key) return e.commit.get();
+  }
+  return nullptr;
+}
+
+RoundCommit& CommitRound::Add(const void* key, std::unique_ptr<RoundCommit> commit) {
+  entries_.push_back(Entry{key, std::move(commit), {}});
+  return *entries_.back().commit;
+}
+
+void CommitRound::Join(RoundCommit* commit) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].commit.get() != commit) continue;
+    if (std::find(joined_.begin(), joined_.end(), i) == joined_.end())
+      joined_.push_back(i);
+    return;
+  }
+}
+
+void CommitRound::BeginCommand(size_t reply_start) {
+  reply_start_ = reply_start;
+  joined_.clear();
+}
+
+void CommitRound::EndCommand(size_t reply_end, bool deferred) {
+  // A deferred reply is sent later by its own path, never rewritten here.
+  if (!deferred && reply_end > reply_start_) {
+    for (size_t i : joined_) entries_[i].replies.emplace_back(reply_start_, reply_end);
+  }
+  joined_.clear();
+}
+
+void CommitRound::Finish(std::string* out) {
+  // (start, end, error reply) of every reply to replace.
+  std::vector<std::tuple<size_t, size_t, std::string>> failed;
+  for (Entry& e : entries_) {
+    Status st = e.commit->Commit();
+    if (st.ok() || e.replies.empty()) continue;
+    std::string error = CommitErrorReply(st);
+    for (auto [start, end] : e.replies) failed.emplace_back(start, end, error);
+  }
+  entries_.clear();
+  joined_.clear();
+  if (failed.empty()) return;
+  // Stable: a reply that joined two failed commits keeps the first error.
+  std::stable_sort(failed.begin(), failed.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) < std::get<0>(b);
+  });
+  std::string rebuilt;
+  size_t pos = 0;
+  for (const auto& [start, end, error] : failed) {
+    if (start < pos) continue;  // same reply, already replaced
+    rebuilt.append(*out, pos, start - pos);
+    rebuilt += error;
+    pos = end;
+  }
+  rebuilt.append(*out, pos, std::string::npos);
+  out->swap(rebuilt);
 }
 
 std::shared_ptr<DeferredReply> CallContext::Defer() {
@@ -105,7 +185,13 @@ void RespServer::RemoveSession(uint64_t id) {
 void RespServer::Dispatch(CallContext& ctx) {
   RespWriter& out = ctx.reply();
   const std::string& name = ctx.args()[0];
-  auto it = commands_.find(Upper(name));
+  // Upper-cased on the stack: no allocation per command.
+  char upper[64];
+  auto it = commands_.end();
+  if (name.size() <= sizeof upper) {
+    for (size_t i = 0; i < name.size(); ++i) upper[i] = AsciiUpper(name[i]);
+    it = commands_.find(std::string_view(upper, name.size()));
+  }
   if (it == commands_.end()) {
     // Same text as Redis 7, so client libraries recognise it.
     std::string args;

@@ -1,6 +1,7 @@
 // Connection loop: parse everything buffered, run the handlers back to back,
-// write all replies at once, then read again. A deferred reply pauses the
-// loop until it completes, which keeps replies in request order.
+// commit the round's shared work once (group commit, see RoundCommit), write
+// all replies at once, then read again. A deferred reply pauses the loop
+// until it completes, which keeps replies in request order.
 #include "resp_server_session.h"
 
 #include <boost/asio/co_spawn.hpp>
@@ -38,6 +39,7 @@ void RespSession::Start() {
   boost::system::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   idle_deadline_ = Clock::now() + server_.options().idle_timeout;
+  deliver_ = MakeDeliver();
   auto self = shared_from_this();
   asio::co_spawn(socket_.get_executor(), Run(self), IgnoreException);
   asio::co_spawn(socket_.get_executor(), Watchdog(self), IgnoreException);
@@ -80,8 +82,10 @@ void RespSession::OnDeferredComplete(std::string encoded) {
 }
 
 void RespSession::ExecuteOne() {
-  CallContext ctx(server_, args_, state_, &out_, MakeDeliver());
+  round_.BeginCommand(out_.size());
+  CallContext ctx(server_, args_, state_, &out_, deliver_, &round_);
   server_.Dispatch(ctx);
+  round_.EndCommand(out_.size(), ctx.deferred());
   if (ctx.deferred()) waiting_deferred_ = true;
   if (ctx.close_after_reply()) closing_ = true;
 }
@@ -127,6 +131,9 @@ asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
   // Ends when the peer closes, an error occurs, or the server shuts down.
   while (!closed_) {
     bool over_cap = ProcessBuffered();
+    bool held = waiting_deferred_;
+    // Every reply of the round waits for the round's commits.
+    if (!round_.empty()) round_.Finish(&out_);
     if (!out_.empty() && !co_await Flush()) break;
     if (closing_) break;
     if (waiting_deferred_) {
@@ -135,7 +142,9 @@ asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
       co_await wake_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    if (over_cap) continue;
+    // A deferred reply that landed during the write: requests after it may
+    // be buffered already, so run them before reading again.
+    if (over_cap || held) continue;
     idle_deadline_ = Clock::now() + server_.options().idle_timeout;
     reading_ = true;
     size_t n = co_await socket_.async_read_some(

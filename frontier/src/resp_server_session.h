@@ -1,7 +1,8 @@
 #pragma once
 // One client connection of RespServer (private to the server). All state is
 // touched only on the connection's strand; two coroutines run there: Run()
-// (read, execute, write) and Watchdog() (idle timeout).
+// (read, execute every buffered request, group commit, write) and
+// Watchdog() (idle timeout).
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -43,6 +44,8 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   std::chrono::steady_clock::time_point idle_deadline_;
   RespParser parser_;
   ClientState state_;
+  DeferredReply::Deliver deliver_;  // made once in Start(), copied by Defer()
+  CommitRound round_;               // group commit of the running round
   std::vector<std::string> args_;
   std::string out_;
   std::string writing_;

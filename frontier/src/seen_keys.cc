@@ -15,10 +15,19 @@ std::string PartitionPrefix(uint32_t p) {
 }
 
 std::string SeenKeyBytes(uint32_t p, const Fingerprint& fp) {
-  std::string k = PartitionPrefix(p);
-  fp.AppendTo(&k);
+  std::string k(kSeenKeyBytes, '\0');
+  EncodeSeenKey(p, fp, k.data());
   return k;
 }
+
+void EncodeSeenKey(uint32_t p, const Fingerprint& fp, char* out) {
+  out[0] = static_cast<char>(p >> 8);
+  out[1] = static_cast<char>(p);
+  for (int i = 0; i < 8; ++i) out[2 + i] = static_cast<char>(fp.hi >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i) out[10 + i] = static_cast<char>(fp.lo >> (56 - 8 * i));
+}
+
+BloomOptions SeenBloomOptions() { return BloomOptions{.single_writer = true}; }
 
 std::string LogKey(uint32_t p, uint64_t counter) {
   std::string k = PartitionPrefix(p);

@@ -14,13 +14,27 @@ namespace {
 
 constexpr uint64_t kMinPartitionCapacity = 1024;
 
-std::unique_ptr<rocksdb::Iterator> RangeIterator(Store* store, Cf cf,
-                                                 const std::string& upper,
-                                                 rocksdb::ReadOptions* ro) {
-  ro->iterate_upper_bound = nullptr;
-  ro->fill_cache = false;  // scans would evict the useful working set
-  return std::unique_ptr<rocksdb::Iterator>(store->db()->NewIterator(*ro, store->cf(cf)));
-}
+// An iterator over [seek key, upper). The bound matters: after a snapshot a
+// partition's log is range tombstones only, and an unbounded Seek walks on
+// through every later partition's tombstones (quadratic in partitions).
+class BoundedIterator {
+ public:
+  BoundedIterator(Store* store, Cf cf, std::string upper)
+      : upper_(std::move(upper)), bound_(upper_) {
+    ro_.iterate_upper_bound = &bound_;
+    ro_.fill_cache = false;  // scans would evict the useful working set
+    it_.reset(store->db()->NewIterator(ro_, store->cf(cf)));
+  }
+  BoundedIterator(const BoundedIterator&) = delete;
+  BoundedIterator& operator=(const BoundedIterator&) = delete;
+  rocksdb::Iterator* operator->() { return it_.get(); }
+
+ private:
+  std::string upper_;
+  rocksdb::Slice bound_;
+  rocksdb::ReadOptions ro_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
 
 }  // namespace
 
@@ -71,14 +85,13 @@ Status SeenSet::LoadPartition(uint32_t p) {
 Status SeenSet::LoadFromSnapshot(Partition& P, std::string_view header_bytes) {
   auto header = SnapHeader::Decode(header_bytes);
   if (!header.ok()) return header.status();
-  auto filter = BlockedBloom::FromHeader(header->filter_header);
+  auto filter = BlockedBloom::FromHeader(header->filter_header, SeenBloomOptions());
   if (!filter.ok()) return filter.status();
   auto bloom = std::make_unique<BlockedBloom>(std::move(filter.value()));
 
   std::string prefix = PartitionPrefix(P.id) + "C";
   std::string upper = PrefixSuccessor(prefix);
-  rocksdb::ReadOptions ro;
-  auto it = RangeIterator(store_, Cf::kSeenSnap, upper, &ro);
+  BoundedIterator it(store_, Cf::kSeenSnap, upper);
   uint64_t offset = 0;
   for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
     rocksdb::Slice v = it->value();
@@ -104,8 +117,7 @@ Status SeenSet::LoadFromSnapshot(Partition& P, std::string_view header_bytes) {
 Status SeenSet::ReplayLog(Partition& P) {
   std::string from = LogKey(P.id, P.snap_counter);
   std::string upper = PrefixSuccessor(PartitionPrefix(P.id));
-  rocksdb::ReadOptions ro;
-  auto it = RangeIterator(store_, Cf::kSeenLog, upper, &ro);
+  BoundedIterator it(store_, Cf::kSeenLog, upper);
   for (it->Seek(from); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
     if (it->value().size() != 16 || it->key().size() != 10) {
       return Status::Corruption("seen log entry of partition " + std::to_string(P.id));
@@ -122,10 +134,9 @@ Status SeenSet::ReplayLog(Partition& P) {
 Status SeenSet::LoadFromScan(Partition& P) {
   std::string prefix = PartitionPrefix(P.id);
   std::string upper = PrefixSuccessor(prefix);
-  rocksdb::ReadOptions ro;
   uint64_t items = 0;
   {
-    auto it = RangeIterator(store_, Cf::kSeen, upper, &ro);
+    BoundedIterator it(store_, Cf::kSeen, upper);
     for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) ++items;
     CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   }
@@ -133,8 +144,8 @@ Status SeenSet::LoadFromScan(Partition& P) {
                               options_.expected_urls / options_.partitions);
   P.capacity = std::max(initial, 2 * items);
   P.filter = std::make_unique<BlockedBloom>(
-      BlockedBloom::ForCapacity(P.capacity, options_.false_positive_rate));
-  auto it = RangeIterator(store_, Cf::kSeen, upper, &ro);
+      BlockedBloom::ForCapacity(P.capacity, options_.false_positive_rate, SeenBloomOptions()));
+  BoundedIterator it(store_, Cf::kSeen, upper);
   for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
     if (it->key().size() != 18) return Status::Corruption("seen key size");
     P.filter->Add(Fingerprint::FromBytes(it->key().data() + 2).low64());
@@ -143,10 +154,11 @@ Status SeenSet::LoadFromScan(Partition& P) {
   P.items = items;
 
   // Continue the log's counter after its last entry.
-  auto log = RangeIterator(store_, Cf::kSeenLog, upper, &ro);
-  log->SeekForPrev(LogKey(P.id, ~0ull));
-  if (log->Valid() && log->key().starts_with(prefix) && log->key().size() == 10) {
-    P.counter = ReadBe64(log->key().data() + 2) + 1;
+  // Forward, not SeekForPrev: RocksDB 7.8 walks range tombstones backwards
+  // past the bounds (measured 20 s vs 0.05 s over 1024 partitions).
+  BoundedIterator log(store_, Cf::kSeenLog, upper);
+  for (log->Seek(prefix); log->Valid(); log->Next()) {
+    if (log->key().size() == 10) P.counter = ReadBe64(log->key().data() + 2) + 1;
   }
   P.snap_counter = 0;
   P.has_snapshot = false;

@@ -66,7 +66,10 @@ Status SeenSet::RebuildNow(uint32_t p) {
 // A filter twice as large is filled from the partition's exact range while
 // the old one keeps answering; inserts meanwhile go to both (InsertIfNew adds
 // to `next`). `next` is published under the lock before the iterator is
-// created, so every key is either in the iterator's view or added directly.
+// created, so every key is either in the iterator's view or added directly
+// (keys claimed but not yet written are added from `pending`). `next` has
+// two writers (this scan, and InsertIfNew under the lock), so it starts in
+// concurrent mode.
 Status SeenSet::Rebuild(uint32_t p) {
   Partition& P = *parts_[p];
   uint64_t new_capacity;
@@ -81,6 +84,8 @@ Status SeenSet::Rebuild(uint32_t p) {
     auto next = BlockedBloom::Make(new_capacity, options_.false_positive_rate);
     if (!next.ok()) return next.status();
     P.next = std::make_unique<BlockedBloom>(std::move(next.value()));
+    // Claimed keys may commit after the iterator below is created.
+    for (const Fingerprint& fp : P.pending) P.next->Add(fp.low64());
     spdlog::info("seen-set: rebuilding partition {} ({} URLs, fill {:.3f}) for capacity {}",
                  p, P.items, P.filter->fill_ratio(), new_capacity);
   }
@@ -111,6 +116,7 @@ Status SeenSet::Rebuild(uint32_t p) {
     return st;
   }
   P.filter = std::move(P.next);
+  P.filter->set_single_writer(true);  // the scan is done: writers hold P.mu
   P.capacity = new_capacity;
   ++P.rebuilds;
   ++P.filter_gen;

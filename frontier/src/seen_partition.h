@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "crawlfront/common/bloom.h"
@@ -12,6 +13,10 @@
 #include "crawlfront/frontier/seen_set.h"
 
 namespace crawlfront {
+
+struct FingerprintHash {
+  size_t operator()(const Fingerprint& f) const { return f.lo; }
+};
 
 struct SeenSet::Partition {
   uint32_t id = 0;
@@ -30,6 +35,10 @@ struct SeenSet::Partition {
   uint64_t rebuilds = 0;
   uint64_t filter_gen = 0;  // bumped when a rebuild swaps the filter in
   std::vector<Fingerprint> cache;  // direct-mapped popular fingerprints
+  // Claimed by a batch whose RocksDB write has not finished: already in the
+  // filter and counted in items; concurrent batches treat them as seen.
+  std::unordered_set<Fingerprint, FingerprintHash> pending;
+  uint64_t retired = 0;  // claim batches finished; see ConfirmOnDisk
 
   bool Dirty() const { return force_snapshot || counter != snap_counter || !has_snapshot; }
   bool CacheHit(const Fingerprint& fp) const {
@@ -43,6 +52,10 @@ struct SeenSet::Partition {
 
 // kSeen key: [partition:2][fingerprint:16]
 std::string SeenKeyBytes(uint32_t p, const Fingerprint& fp);
+inline constexpr size_t kSeenKeyBytes = 18;
+void EncodeSeenKey(uint32_t p, const Fingerprint& fp, char* out);  // 18 bytes
+// Filters the seen-set writes under the partition lock (one writer).
+BloomOptions SeenBloomOptions();
 // kSeenLog key: [partition:2][counter:8]; value: fingerprint:16
 std::string LogKey(uint32_t p, uint64_t counter);
 // kSeenSnap keys: [partition:2]'H' header, [partition:2]'C'[chunk:4] bits.

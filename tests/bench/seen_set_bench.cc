@@ -138,6 +138,7 @@ void RunSeenSet(benchmark::State& state, SeenMode mode) {
   std::vector<SeenKey> keys;
   std::vector<SeenResult> out;
   uint64_t fresh = 0;
+  const SeenSetStats before = g_env->seen->GetStats();
   for (auto _ : state) {
     w.Fill(&keys);
     if (!g_env->seen->InsertIfNew(keys, &out).ok()) state.SkipWithError("insert failed");
@@ -146,6 +147,13 @@ void RunSeenSet(benchmark::State& state, SeenMode mode) {
   state.SetItemsProcessed(state.iterations() * kBatch);
   state.counters["new_frac"] = benchmark::Counter(
       static_cast<double>(fresh) / (state.iterations() * kBatch), benchmark::Counter::kAvgThreads);
+  if (state.thread_index() == 0) {
+    // How the timed lookups ended (all threads): RocksDB or popular cache.
+    SeenSetStats s = g_env->seen->GetStats();
+    const double lookups = static_cast<double>(std::max<uint64_t>(s.lookups - before.lookups, 1));
+    state.counters["disk_frac"] = (s.disk_lookups - before.disk_lookups) / lookups;
+    state.counters["cache_frac"] = (s.cache_hits - before.cache_hits) / lookups;
+  }
 }
 
 void BM_SeenSetExact(benchmark::State& state) { RunSeenSet(state, SeenMode::kExact); }

@@ -100,6 +100,10 @@ class BlockedBloom {
   void AddBatch(std::span<const uint64_t> hashes, uint8_t* out_changed);
   void MayContainBatch(std::span<const uint64_t> hashes, uint8_t* out) const;
 
+  // Switches writer mode (e.g. after the only concurrent writer finished).
+  // Not thread-safe with Add; the caller orders it after all earlier adds.
+  void set_single_writer(bool single_writer);
+
   uint64_t num_blocks() const { return num_blocks_; }
   uint32_t k() const { return k_; }
   uint64_t bit_count() const { return num_blocks_ * kBlockBits; }
@@ -154,6 +158,7 @@ class BlockedBloom {
   static constexpr uint32_t kStripes = 8;
 
   // The constructor with std::bad_alloc turned into Status::Internal.
+  static Geometry SearchGeometry(uint64_t n, double p);
   static Result<BlockedBloom> TryCreate(uint64_t num_blocks, uint32_t k,
                                         BloomOptions options);
   static uint64_t* Allocate(uint64_t bytes, bool huge_pages, bool* mapped);

@@ -102,11 +102,16 @@ class UserBloomRegistry {
   // Adds items in order; the filter is created with *create when missing
   // (create == nullptr: "ERR not found"). out receives one outcome per item
   // processed; processing stops after the first outcome that is neither
-  // kExists nor kAdded (RedisBloom stops at a full filter too). The new
-  // items are durable (per the store's durability) when this returns OK;
-  // on a write error nothing is acknowledged, though bits may stay set.
+  // kExists nor kAdded (RedisBloom stops at a full filter too).
+  // Without `group`, the new items are durable (per the store's durability)
+  // when this returns OK. With `group` (a WriteGroup of this registry's
+  // store), their log records are added to it instead: they are durable once
+  // group->Commit() succeeded, and must not be acknowledged before (group
+  // commit). On a write error nothing is acknowledged, though bits may stay
+  // set (the filter is then snapshotted whole).
   Status Add(std::string_view name, std::span<const std::string> items,
-             const BfParams* create, std::vector<BfAddOutcome>* out);
+             const BfParams* create, std::vector<BfAddOutcome>* out,
+             WriteGroup* group = nullptr);
   // out[i] = 1 if items[i] may have been added, 0 if surely not. A missing
   // filter answers 0 for every item.
   void Exists(std::string_view name, std::span<const std::string> items,
@@ -132,6 +137,7 @@ class UserBloomRegistry {
   uint64_t bytes_in_use() const { return bytes_in_use_.load(); }
   size_t filter_count() const;
   const UserBloomOptions& options() const { return options_; }
+  Store& store() const { return *store_; }
 
  private:
   UserBloomRegistry(Store* store, const UserBloomOptions& options);

@@ -10,6 +10,13 @@
 // mutex guards the scheduler and host state, and RocksDB writes happen under
 // it so that RAM and disk never disagree; URL canonicalization and scope
 // checks (the expensive part of Add) run outside it.
+//
+// Group commit: Add, Lease and Done take an optional `ticket`. Without one
+// the call is durable when it returns. With one, its changes apply to RAM
+// and its RocksDB writes join a pending batch shared by all callers; the
+// caller must Sync(*ticket) before acknowledging the call. One RocksDB write
+// then covers many calls (e.g. a pipeline of DONEs), and host and crawl
+// records are written once per write, not once per URL.
 
 #include <condition_variable>
 #include <cstdint>
@@ -138,7 +145,7 @@ class CrawlCore {
   // kSeen. Errors: InvalidArgument for a bad crawl id; IoError if RocksDB
   // fails (then nothing of the call is acknowledged).
   Status Add(std::string_view crawl_id, std::span<const AddRequest> requests,
-             std::vector<AddResult>* out);
+             std::vector<AddResult>* out, uint64_t* ticket = nullptr);
 
   // Exact "was this URL added to this crawl?". InvalidArgument for a URL
   // that does not canonicalize.
@@ -149,7 +156,7 @@ class CrawlCore {
   // Appends to `out`; may append nothing. Pages the host's robots rules
   // disallow are finished as robots-blocked instead of leased.
   Status Lease(std::string_view worker, size_t max, std::string_view crawl_filter,
-               std::vector<LeasedUrl>* out);
+               std::vector<LeasedUrl>* out, uint64_t* ticket = nullptr);
   // Earliest Clock time at which Lease could return something (now if
   // something is ready; kNever if nothing is queued or everything waits on
   // in-flight leases).
@@ -165,7 +172,11 @@ class CrawlCore {
   // is unknown, expired or of another worker: the report is ignored.
   // InvalidArgument for a report that does not fit the lease kind.
   Status Done(std::string_view worker, std::string_view lease_id, const DoneReport& report,
-              bool* known);
+              bool* known, uint64_t* ticket = nullptr);
+  // Makes every change up to `ticket` (from Add, Lease or Done) durable,
+  // with one RocksDB write for everything pending if it is not yet written.
+  // Returns the error of a failed write (after which every call fails).
+  Status Sync(uint64_t ticket);
   // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
   // `known` as for Done.
   Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
@@ -229,8 +240,13 @@ class CrawlCore {
                     const std::function<void(HostState&, rocksdb::WriteBatch*)>& f);
   Status SetPaused(std::string_view crawl, bool paused);
   void MarkDirty(HostState& h);
+  // pending_ holds queue writes of `h`: reads of its queue must Flush first.
+  void TouchQueue(HostState& h) { h.touched_epoch = batch_epoch_; }
   void FlushDirty(rocksdb::WriteBatch* batch);
-  Status Commit(rocksdb::WriteBatch* batch);
+  bool HasPending() const { return pending_.Count() > 0 || !dirty_hosts_.empty(); }
+  Status Flush();
+  // End of a writing call: leaves pending_ for Sync(*ticket), or Flush()es.
+  Status Finish(uint64_t* ticket);
   void PutCrawlStats(rocksdb::WriteBatch* batch, CrawlState& c);
   uint64_t AllocSeq(rocksdb::WriteBatch* batch);
   // After next_seq_ was advanced by hand: persists a limit past it.
@@ -244,7 +260,7 @@ class CrawlCore {
   // crawl_add.cc
   void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
-  Status ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
+  void ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
 
   // host_sched.cc: per-host queue heads and placement.
   int64_t DelayMs(const HostState& h) const;
@@ -257,7 +273,6 @@ class CrawlCore {
 
   // lease.cc
   void MoveDueToRing(int64_t now);
-  Status CommitPending(rocksdb::WriteBatch* batch);
   Status LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
                        rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out);
   void StartLease(HostState& h, LeaseRecord rec, int64_t now, rocksdb::WriteBatch* batch,
@@ -297,7 +312,11 @@ class CrawlCore {
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
   uint64_t next_lease_ = 1, lease_limit_ = 1;
   bool paused_all_ = false;
-  uint64_t batch_epoch_ = 1;  // bumped per commit of a Lease batch
+  // Writes not yet in RocksDB (group commit); dirty host and crawl records
+  // are added when it is written. Its ticket is batch_epoch_, bumped by
+  // every write of it.
+  rocksdb::WriteBatch pending_;
+  uint64_t batch_epoch_ = 1;
 
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;

@@ -92,16 +92,68 @@ class DeferredReply {
 
 class RespServer;
 
+// Group commit. Work that commands of one dispatch round share and that must
+// be done before any of their replies is sent, e.g. one RocksDB write for
+// all the adds of a pipeline instead of one per command. A connection runs
+// every complete request it has buffered (a round), then runs Commit() of
+// each RoundCommit the round created, in creation order, then sends the
+// round's replies. Implementations live with the storage they commit.
+class RoundCommit {
+ public:
+  virtual ~RoundCommit() = default;
+  // Called once, on the connection's strand, after the round's last command
+  // and before its replies are written. On failure, the reply of every
+  // command that joined this commit is replaced by an error reply carrying
+  // the message ("ERR " is prefixed unless it starts with an error code).
+  virtual Status Commit() = 0;
+};
+
+// The RoundCommits of one round of one connection, and which replies wait
+// for each. Owned by the connection; handlers reach it through CallContext.
+// Not thread-safe (used on the connection's strand only).
+class CommitRound {
+ public:
+  // The commit registered under `key` this round, or null.
+  RoundCommit* Find(const void* key) const;
+  // Registers `commit` under `key` (REQUIRES: none yet) and returns it.
+  RoundCommit& Add(const void* key, std::unique_ptr<RoundCommit> commit);
+  // The running command's reply waits for `commit` (one of this round's).
+  void Join(RoundCommit* commit);
+
+  // Used by the connection around each command: its reply is
+  // (*out)[reply_start, reply_end); a deferred reply is not in *out.
+  void BeginCommand(size_t reply_start);
+  void EndCommand(size_t reply_end, bool deferred);
+  // Commits every registered commit in order, replaces in *out the replies
+  // of commands whose commit failed, and starts a new round.
+  void Finish(std::string* out);
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  struct Entry {
+    const void* key;
+    std::unique_ptr<RoundCommit> commit;
+    std::vector<std::pair<size_t, size_t>> replies;  // [start, end) in *out
+  };
+  std::vector<Entry> entries_;
+  std::vector<size_t> joined_;  // entries the running command joined
+  size_t reply_start_ = 0;
+};
+
 // What a command handler sees. Valid only during the handler call.
 class CallContext {
  public:
+  // `deliver` is copied only if the handler calls Defer(). `round` is null
+  // when the caller has no group commit (handlers then commit themselves).
   CallContext(RespServer& server, std::span<const std::string> args, ClientState& client,
-              std::string* out, DeferredReply::Deliver deliver)
+              std::string* out, const DeferredReply::Deliver& deliver,
+              CommitRound* round = nullptr)
       : server_(server),
         args_(args),
         client_(client),
         writer_(out, client.resp_version),
-        deliver_(std::move(deliver)) {}
+        deliver_(deliver),
+        round_(round) {}
 
   // args()[0] is the command name as the client sent it.
   std::span<const std::string> args() const { return args_; }
@@ -120,12 +172,29 @@ class CallContext {
   void CloseAfterReply() { close_after_reply_ = true; }
   bool close_after_reply() const { return close_after_reply_; }
 
+  // Group commit: the round's commit of type T under `key` (created with
+  // make() by the first command of the round that asks), joined by this
+  // command: its reply is sent only after T::Commit() succeeded, and becomes
+  // an error if it failed. Null when there is no round (the handler must
+  // then make its work durable itself before replying). A deferred reply
+  // does not wait: complete it only once its work is durable. REQUIRES:
+  // `key` is only ever used with T (e.g. the address of the store T writes).
+  template <typename T, typename Make>
+  T* JoinCommit(const void* key, Make make) {
+    if (round_ == nullptr) return nullptr;
+    RoundCommit* c = round_->Find(key);
+    if (c == nullptr) c = &round_->Add(key, make());
+    round_->Join(c);
+    return static_cast<T*>(c);
+  }
+
  private:
   RespServer& server_;
   std::span<const std::string> args_;
   ClientState& client_;
   RespWriter writer_;
-  DeferredReply::Deliver deliver_;
+  const DeferredReply::Deliver& deliver_;
+  CommitRound* round_;
   bool deferred_ = false;
   bool close_after_reply_ = false;
 };
@@ -191,7 +260,9 @@ class RespServer {
   RespServerStats stats() const;
   const RespServerOptions& options() const { return options_; }
   // Command table, keyed by upper-case name.
-  const std::map<std::string, CommandSpec>& commands() const { return commands_; }
+  const std::map<std::string, CommandSpec, std::less<>>& commands() const {
+    return commands_;
+  }
   // INFO text: built-in sections (server, clients, stats) plus the provider's.
   std::string RenderInfo(std::string_view section) const;
 
@@ -207,7 +278,7 @@ class RespServer {
   void RemoveSession(uint64_t id);
 
   RespServerOptions options_;
-  std::map<std::string, CommandSpec> commands_;
+  std::map<std::string, CommandSpec, std::less<>> commands_;
   std::function<std::string(std::string_view)> info_provider_;
   std::chrono::steady_clock::time_point started_at_;
   std::atomic<uint16_t> port_{0};

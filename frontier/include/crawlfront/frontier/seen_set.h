@@ -19,6 +19,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include "crawlfront/common/ownership.h"
 #include "crawlfront/common/status.h"
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/store.h"
@@ -113,7 +114,9 @@ class SeenSet {
   // the store's durability) in one atomic write together with whatever
   // `on_new` adds. Duplicates within the batch: the first is new, the rest
   // seen. On error nothing of the batch is recorded and `out` is undefined.
-  // Thread-safe; batches touching disjoint partitions run in parallel.
+  // Thread-safe. Partition locks are held only around in-memory checks, never
+  // across RocksDB reads or the write: a key being written is "claimed"
+  // (pending), and a concurrent batch sees it as seen (docs/seen_set.md).
   Status InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResult>* out,
                      const OnNew& on_new = nullptr);
 
@@ -128,7 +131,7 @@ class SeenSet {
 
   uint32_t partitions() const { return static_cast<uint32_t>(parts_.size()); }
   uint32_t PartitionOf(uint64_t host_hash) const {
-    return static_cast<uint32_t>(host_hash & (parts_.size() - 1));
+    return PartitionOfHost(host_hash, partitions());
   }
   PartitionStats GetPartitionStats(uint32_t p) const;
   SeenSetStats GetStats() const;
@@ -147,6 +150,13 @@ class SeenSet {
   void MaybeScheduleRebuild(uint32_t p);
   Status Rebuild(uint32_t p);
   Status SnapshotPartition(uint32_t p);
+  // InsertIfNew's phases (seen_insert.cc).
+  struct Insert;
+  void ClassifyAndClaim(Insert& in);
+  Status ConfirmOnDisk(Insert& in);
+  Status WriteClaims(Insert& in, const OnNew& on_new);
+  void RetireClaims(Insert& in, bool committed);
+  void Claim(Partition& P, Insert& in, uint32_t i);
 
   Store* store_;
   SeenSetOptions options_;

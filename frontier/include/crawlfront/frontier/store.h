@@ -11,6 +11,9 @@
 #include <string_view>
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+#include <utility>
+#include <vector>
 
 #include "crawlfront/common/status.h"
 
@@ -21,6 +24,8 @@ enum class Durability {
   kFsync,  // acknowledged = WAL fsynced (group commit across writers)
 };
 
+// kMeta, kQueue, kHost and kLease use memtable insert hints and so must
+// never get a DeleteRange (store.cc, InsertHint, says why).
 enum class Cf : int {
   kDefault = 0,
   kMeta,       // small named values: format version, partition count, counters
@@ -83,6 +88,48 @@ class Store {
   std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
   rocksdb::WriteOptions write_options_;
 };
+
+// Group commit: writes that several callers add to one WriteBatch and that
+// are committed with a single Store::Write, e.g. all the commands of one
+// pipelined round of a RESP connection (see RoundCommit). One write instead
+// of one per caller: fewer WAL records and write-thread handoffs. A caller
+// must not acknowledge its writes before Commit() succeeded. Not
+// thread-safe: one owner at a time.
+class WriteGroup {
+ public:
+  explicit WriteGroup(Store* store) : store_(store) {}
+  WriteGroup(const WriteGroup&) = delete;
+  WriteGroup& operator=(const WriteGroup&) = delete;
+
+  rocksdb::WriteBatch* batch() { return &batch_; }
+  // A record built up by many callers of the group and Put once, just
+  // before the batch is written: e.g. one log record holding every item a
+  // round logged instead of one record per item (each record costs a
+  // memtable insert). One per `owner`; key and value start empty and the
+  // caller sets both; an empty key is not written.
+  struct Merged {
+    rocksdb::ColumnFamilyHandle* cf = nullptr;
+    std::string key;
+    std::string value;
+  };
+  Merged& MergedRecord(const void* owner, rocksdb::ColumnFamilyHandle* cf);
+  // fn(arg) runs if Commit() fails, e.g. to mark RAM state the disk now
+  // lacks. A repeat of the most recent (fn, arg) is dropped, so a caller may
+  // register per write cheaply. arg must stay valid until Commit() returns.
+  void OnFailure(void (*fn)(void*), void* arg);
+  // Writes the batch (nothing if empty) per the store's durability. Call at
+  // most once. IoError (and the failure callbacks run) if RocksDB fails.
+  Status Commit();
+
+ private:
+  Store* store_;
+  rocksdb::WriteBatch batch_;
+  std::vector<std::pair<const void*, Merged>> merged_;
+  std::vector<std::pair<void (*)(void*), void*>> on_failure_;
+};
+
+// Per column family memtable choices (store_memtable.cc).
+void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf);
 
 // Converts a RocksDB status to ours (ok stays ok).
 Status FromRocks(const rocksdb::Status& s);
