@@ -185,11 +185,12 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
       DonePage(*l, report, now, &batch);
       if (report.outcome == DoneOutcome::kFetched) urls = report.links;
     }
-    // Politeness also counts from the latest moment the fetch can have
-    // started (DONE arrival minus its reported time): counting only from the
-    // lease let lease-to-request latency shrink the gaps servers saw.
-    int64_t started = now - std::max<int64_t>(report.fetch_ms, 0);
-    h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, started + DelayMs(h));
+    // Politeness also counts from the report, as Heritrix counts from the
+    // fetch's end: the host's next request then follows this one's response
+    // by the full delay, whatever the worker's connect time, queueing or load
+    // did to when the request left. Counting from an estimated start let a
+    // new connection's setup shrink the gaps servers saw.
+    h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, now + DelayMs(h));
     crawl = l->rec.crawl;
     for (auto& u : urls) {
       links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});

@@ -147,16 +147,18 @@ TEST_F(LeaseTest, DelayFactorUsesResponseTime) {
   DoneReport r = Fetched();
   r.fetch_ms = 300;
   EXPECT_TRUE(Done(l[0], r));
-  EXPECT_EQ(core_->NextReadyMs(), start + 600);
-  clock_.Set(start + 599);
+  // delay_factor x response time, after the response (Heritrix's rule).
+  EXPECT_EQ(core_->NextReadyMs(), start + 300 + 600);
+  clock_.Set(start + 899);
   EXPECT_TRUE(LeaseN(1).empty());
-  clock_.Set(start + 600);
+  clock_.Set(start + 900);
   EXPECT_EQ(LeaseN(1).size(), 1u);
 }
 
-// A worker may send a request well after its lease; the next lease of the
-// host waits a full delay after the fetch's start as DONE reports it.
-TEST_F(LeaseTest, PolitenessCountsFromTheReportedFetchStart) {
+// A worker may send a request well after its lease (a new connection, a
+// busy machine); the next lease of the host waits a full delay after the
+// page is reported done, so the server never sees two requests closer.
+TEST_F(LeaseTest, PolitenessCountsFromTheReport) {
   Open(NoRobotsOptions(100));
   AddUrls({"http://a.test/1", "http://a.test/2"});
   auto l = LeaseN(1);
@@ -165,10 +167,10 @@ TEST_F(LeaseTest, PolitenessCountsFromTheReportedFetchStart) {
   DoneReport r = Fetched();
   r.fetch_ms = 10;
   EXPECT_TRUE(Done(l[0], r));
-  EXPECT_EQ(core_->NextReadyMs(), leased + 70 + 100);
-  clock_.Set(leased + 169);
+  EXPECT_EQ(core_->NextReadyMs(), leased + 80 + 100);
+  clock_.Set(leased + 179);
   EXPECT_TRUE(LeaseN(1).empty());
-  clock_.Set(leased + 170);
+  clock_.Set(leased + 180);
   EXPECT_EQ(LeaseN(1).size(), 1u);
 }
 
