@@ -52,6 +52,7 @@ void CrawlCore::Reschedule(HostState& h, int64_t now) {
 void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item) {
   // heads is a prefix of the ready queue: a new entry belongs in it if the
   // buffer holds the whole queue or the entry sorts before its last element.
+  if (key < h.queue_floor) h.queue_floor = key;
   bool holds_all = h.heads.size() == h.rec.queued;
   if (!holds_all && (h.heads.empty() || !(key < h.heads.back().first))) return;
   auto pos = std::lower_bound(h.heads.begin(), h.heads.end(), key,
@@ -68,7 +69,8 @@ Status CrawlCore::RefillHeads(HostState& h) {
   rocksdb::Slice upper(end);
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
-  for (it->Seek(begin); it->Valid() && h.heads.size() < options_.head_buffer; it->Next()) {
+  it->Seek(std::max(begin, h.queue_floor));
+  for (; it->Valid() && h.heads.size() < options_.head_buffer; it->Next()) {
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
     h.heads.emplace_back(it->key().ToString(), std::move(item));

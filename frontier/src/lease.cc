@@ -127,6 +127,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     auto [key, item] = std::move(h.heads.front());
     h.heads.erase(h.heads.begin());
     batch->Delete(store_->cf(Cf::kQueue), key);
+    h.queue_floor = key + '\0';  // the smallest key after this one
     TouchQueue(h);
     --h.rec.queued;
     MarkDirty(h);

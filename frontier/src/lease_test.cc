@@ -236,6 +236,31 @@ TEST_F(LeaseTest, PriorityThenDepthThenArrivalWithinHost) {
                                              "second-low"}));
 }
 
+// Refills start after the last leased entry (past its tombstone); an entry
+// added later that sorts before that point must still come out first.
+TEST_F(LeaseTest, EntryAddedBelowLeasedOnesIsLeasedNext) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.head_buffer = 4;
+  Open(o);
+  std::vector<std::string> deep;
+  for (int i = 0; i < 10; ++i) deep.push_back("http://a.test/deep" + std::to_string(i));
+  AddUrls(deep, kDefaultCrawl, 5);
+  std::vector<std::string> order;
+  auto lease_one = [&] {
+    auto l = LeaseN(1);
+    ASSERT_EQ(l.size(), 1u);
+    order.push_back(l[0].url.substr(14));
+    EXPECT_TRUE(Done(l[0], Fetched()));
+  };
+  for (int i = 0; i < 4; ++i) lease_one();  // empties the RAM head buffer
+  AddUrls({"http://a.test/shallow"}, kDefaultCrawl, 0);
+  for (int i = 0; i < 7; ++i) lease_one();
+  EXPECT_TRUE(LeaseN(1).empty());
+  std::vector<std::string> want = {"deep0", "deep1", "deep2", "deep3", "shallow"};
+  for (int i = 4; i < 10; ++i) want.push_back("deep" + std::to_string(i));
+  EXPECT_EQ(order, want);
+}
+
 TEST_F(LeaseTest, ExpiredLeaseIsRedeliveredWithNextAttempt) {
   Open(NoRobotsOptions(0));
   AddUrls({"http://a.test/1"});

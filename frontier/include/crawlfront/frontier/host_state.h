@@ -128,6 +128,9 @@ struct HostState {
   // The first heads.size() ready entries in key order (a prefix of the
   // host's ready queue), with their keys.
   std::vector<std::pair<std::string, QueueItem>> heads;
+  // No ready entry sorts below this key (empty: unknown). Refills seek here
+  // instead of the queue's start, past the tombstones of leased entries.
+  std::string queue_floor;
   // Scheduler placement (see lease.cc): where the host's live entry is.
   enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
   int64_t place_ms = 0;
