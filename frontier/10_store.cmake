@@ -5,9 +5,13 @@ crawlfront_module(NAME seen_set
                           src/seen_maintenance.cc
                   DEPS crawlfront_store crawlfront_bloom crawlfront_url crawlfront_ownership
                        spdlog::spdlog fmt::fmt)
-crawlfront_test(NAME seen_set_test SOURCES src/seen_set_test.cc src/store_test.cc
+crawlfront_test(NAME seen_set_test
+                SOURCES src/seen_set_test.cc src/store_test.cc src/crash_test_util.cc
                 DEPS crawlfront_seen_set)
 crawlfront_bench(NAME seen_set_bench
                  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_set_bench.cc
                  DEPS crawlfront_seen_set)
-crawlfront_bench(NAME seen_restart_bench SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_restart_bench.cc DEPS crawlfront_seen_set)
+crawlfront_bench(NAME seen_restart_bench
+                 SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_restart_bench.cc
+                         ${PROJECT_SOURCE_DIR}/tests/bench/seen_restart_steps.cc
+                 DEPS crawlfront_seen_set)

@@ -7,7 +7,7 @@ crawlfront_module(NAME crawl
        spdlog::spdlog fmt::fmt)
 crawlfront_test(NAME crawl_test
   SOURCES src/crawl_test.cc src/lease_test.cc src/crawl_restart_test.cc src/scope_test.cc
-          src/crawl_commit_test.cc
+          src/crawl_commit_test.cc src/crash_test_util.cc
           src/host_codec_test.cc
   DEPS crawlfront_crawl)
 crawlfront_bench(NAME crawl_bench SOURCES src/crawl_bench.cc DEPS crawlfront_crawl)

@@ -7,6 +7,7 @@ crawlfront_module(NAME bf
        crawlfront_resp_server spdlog::spdlog fmt::fmt)
 crawlfront_test(NAME bf_test
   SOURCES src/bf_chain_test.cc src/bf_registry_test.cc src/bf_commands_test.cc
+          src/crash_test_util.cc
   DEPS crawlfront_bf crawlfront_resp_client)
 # Private headers (bf_chain.h, ...) sit beside the sources and are included
 # with quotes, so no extra include path is needed.

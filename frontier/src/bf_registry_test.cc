@@ -1,15 +1,18 @@
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bf_store.h"
+#include "crash_test_util.h"
 #include "crawlfront/frontier/bf_commands.h"
 
 namespace crawlfront {
@@ -49,6 +52,21 @@ Db OpenOrDie(const std::string& dir, UserBloomOptions o = {}) {
   return db;
 }
 
+// A writer child's database, snapshots every 20 ms so they land between its
+// writes; null when it cannot be opened. Shared: the child's step owns it.
+std::shared_ptr<Db> OpenForWriter(const std::string& dir) {
+  UserBloomOptions o;
+  o.snapshot_interval = std::chrono::milliseconds(20);
+  auto store = Store::Open(dir, StoreOptions{});
+  if (!store.ok()) return nullptr;
+  auto db = std::make_shared<Db>();
+  db->store = std::move(store).value();
+  auto reg = UserBloomRegistry::Open(db->store.get(), o);
+  if (!reg.ok()) return nullptr;
+  db->reg = std::move(reg).value();
+  return db;
+}
+
 std::vector<std::string> Items(int from, int to) {
   std::vector<std::string> v;
   for (int i = from; i < to; ++i) v.push_back("http://example.com/" + std::to_string(i));
@@ -60,6 +78,24 @@ void ExpectAllPresent(UserBloomRegistry& reg, std::string_view name,
   std::vector<uint8_t> found;
   reg.Exists(name, items, &found);
   for (size_t i = 0; i < items.size(); ++i) ASSERT_EQ(found[i], 1) << items[i];
+}
+
+// Runs write(db, 0), write(db, 1), ... in a child on `dir` (OpenForWriter)
+// and SIGKILLs it after at least `kill_after` acknowledged writes, then
+// reopens `dir` into *db. *acked: the writes the child acknowledged.
+void KillWriterAndReopen(const std::string& dir, int kill_after,
+                         const std::function<bool(Db&, int)>& write, int* acked, Db* db) {
+  auto make_step = [&]() -> testing::CrashStep {
+    std::shared_ptr<Db> opened = OpenForWriter(dir);
+    if (!opened) return {};
+    return [opened, write](uint64_t b) { return write(*opened, static_cast<int>(b)); };
+  };
+  testing::KilledChild child = testing::RunUntilKilled(make_step, kill_after);
+  ASSERT_TRUE(child.killed) << child.error;
+  *acked = static_cast<int>(child.acked);
+  ASSERT_GT(*acked, 0);
+  *db = OpenOrDie(dir);
+  ASSERT_NE(db->reg, nullptr);
 }
 
 TEST(UserBloomRegistryTest, ReserveTwiceAndMissingNames) {
@@ -97,32 +133,28 @@ TEST(UserBloomRegistryTest, RestartRestoresFiltersExactly) {
   TempDir dir;
   UserBloomOptions o;
   o.snapshot_interval = std::chrono::milliseconds(0);
-  BfInfo before[2];
   // The adds run in a child that exits without destructors, like a crash:
   // no snapshot on close, so "log" comes back from the log alone.
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    Db db = OpenOrDie(dir.path(), o);
-    std::vector<BfAddOutcome> out;
-    BfParams p{0.01, 100, 2, false};
-    bool ok = db.reg->Add("snap", Items(0, 1000), &p, &out).ok() && db.reg->SnapshotNow().ok() &&
-              db.reg->Add("snap", Items(1000, 1500), &p, &out).ok() &&  // log only
-              db.reg->Add("log", Items(0, 700), &p, &out).ok();
-    if (!ok) _exit(3);
-    BfInfo infos[2] = {*db.reg->Info("snap"), *db.reg->Info("log")};
-    if (write(fds[1], infos, sizeof infos) != sizeof infos) _exit(4);
-    _exit(0);
-  }
-  close(fds[1]);
-  ASSERT_EQ(read(fds[0], before, sizeof before), static_cast<ssize_t>(sizeof before));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string bytes;
+  int code = testing::RunLikeCrash(
+      [&](const testing::ChildExit& child) {
+        Db db = OpenOrDie(dir.path(), o);
+        std::vector<BfAddOutcome> out;
+        BfParams p{0.01, 100, 2, false};
+        bool ok = db.reg->Add("snap", Items(0, 1000), &p, &out).ok() &&
+                  db.reg->SnapshotNow().ok() &&
+                  db.reg->Add("snap", Items(1000, 1500), &p, &out).ok() &&  // log only
+                  db.reg->Add("log", Items(0, 700), &p, &out).ok();
+        if (!ok) child.Exit(3);
+        BfInfo infos[2] = {*db.reg->Info("snap"), *db.reg->Info("log")};
+        child.Exit(0,
+                   std::string_view(reinterpret_cast<const char*>(infos), sizeof infos));
+      },
+      &bytes);
+  ASSERT_EQ(code, 0);
+  BfInfo before[2];
+  ASSERT_EQ(bytes.size(), sizeof before);
+  std::memcpy(before, bytes.data(), sizeof before);
   BfInfo before_snap = before[0], before_log = before[1];
   Db db = OpenOrDie(dir.path(), o);
   for (auto [name, before, n] :
@@ -145,45 +177,19 @@ TEST(UserBloomRegistryTest, KilledWriterLosesNoAckedAdd) {
   std::mt19937_64 rng(11);
   for (int round = 0; round < 3; ++round) {
     TempDir dir;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      UserBloomOptions o;
-      o.snapshot_interval = std::chrono::milliseconds(20);
-      auto store = Store::Open(dir.path(), StoreOptions{});
-      if (!store.ok()) _exit(3);
-      auto reg = UserBloomRegistry::Open(store->get(), o);
-      if (!reg.ok()) _exit(4);
+    int acked = 0;
+    Db db;
+    auto write = [](Db& w, int b) {
       std::vector<BfAddOutcome> out;
       BfParams p{0.01, 500, 2, false};
-      for (int b = 0; b < 100'000; ++b) {  // bounded: killed long before
-        if (!(*reg)->Add("k", Items(b * 50, b * 50 + 50), &p, &out).ok()) _exit(5);
-        int acked = b + 1;
-        if (write(fds[1], &acked, sizeof acked) != sizeof acked) _exit(6);
-      }
-      _exit(0);
-    }
-    close(fds[1]);
-    int acked = 0, v;
-    int kill_after = 20 + static_cast<int>(rng() % 200);
-    while (acked < kill_after && read(fds[0], &v, sizeof v) == sizeof v) acked = v;
-    kill(pid, SIGKILL);
-    while (read(fds[0], &v, sizeof v) == sizeof v) acked = v;  // drain
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << WEXITSTATUS(status);
-    ASSERT_GT(acked, 0);
-    Db db = OpenOrDie(dir.path());
-    ASSERT_NE(db.reg, nullptr);
+      return w.reg->Add("k", Items(b * 50, b * 50 + 50), &p, &out).ok();
+    };
+    ASSERT_NO_FATAL_FAILURE(KillWriterAndReopen(
+        dir.path(), 20 + static_cast<int>(rng() % 200), write, &acked, &db));
     ExpectAllPresent(*db.reg, "k", Items(0, acked * 50));
     EXPECT_GE(db.reg->Card("k"), static_cast<uint64_t>(acked * 50) * 95 / 100);
   }
 }
-
 
 // Log records of filter `name` in the store.
 int LogRecords(Store& store, std::string_view name) {
@@ -228,46 +234,21 @@ TEST(UserBloomRegistryTest, KilledGroupWriterLosesNoAckedAdd) {
   std::mt19937_64 rng(12);
   for (int round = 0; round < 3; ++round) {
     TempDir dir;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      UserBloomOptions o;
-      o.snapshot_interval = std::chrono::milliseconds(20);
-      auto store = Store::Open(dir.path(), StoreOptions{});
-      if (!store.ok()) _exit(3);
-      auto reg = UserBloomRegistry::Open(store->get(), o);
-      if (!reg.ok()) _exit(4);
+    int acked = 0;
+    Db db;
+    auto write = [](Db& w, int b) {  // one group of three adds
       std::vector<BfAddOutcome> out;
       BfParams p{0.01, 500, 2, false};
-      for (int b = 0; b < 100'000; ++b) {  // bounded: killed long before
-        WriteGroup group(store->get());
-        for (int i = 0; i < 3; ++i) {
-          int first = (b * 3 + i) * 20;
-          if (!(*reg)->Add("k", Items(first, first + 20), &p, &out, &group).ok())
-            _exit(5);
-        }
-        if (!group.Commit().ok()) _exit(6);
-        int acked = b + 1;
-        if (write(fds[1], &acked, sizeof acked) != sizeof acked) _exit(7);
+      WriteGroup group(w.store.get());
+      for (int i = 0; i < 3; ++i) {
+        int first = (b * 3 + i) * 20;
+        if (!w.reg->Add("k", Items(first, first + 20), &p, &out, &group).ok())
+          return false;
       }
-      _exit(0);
-    }
-    close(fds[1]);
-    int acked = 0, v;
-    int kill_after = 20 + static_cast<int>(rng() % 200);
-    while (acked < kill_after && read(fds[0], &v, sizeof v) == sizeof v) acked = v;
-    kill(pid, SIGKILL);
-    while (read(fds[0], &v, sizeof v) == sizeof v) acked = v;  // drain
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << WEXITSTATUS(status);
-    ASSERT_GT(acked, 0);
-    Db db = OpenOrDie(dir.path());
-    ASSERT_NE(db.reg, nullptr);
+      return group.Commit().ok();
+    };
+    ASSERT_NO_FATAL_FAILURE(KillWriterAndReopen(
+        dir.path(), 20 + static_cast<int>(rng() % 200), write, &acked, &db));
     ExpectAllPresent(*db.reg, "k", Items(0, acked * 60));
   }
 }
@@ -278,21 +259,17 @@ TEST(UserBloomRegistryTest, UncommittedGroupIsNotDurable) {
   TempDir dir;
   UserBloomOptions o;
   o.snapshot_interval = std::chrono::milliseconds(0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
     Db db = OpenOrDie(dir.path(), o);
     BfParams p{0.01, 10'000, 2, false};
     std::vector<BfAddOutcome> out;
     WriteGroup kept(db.store.get()), lost(db.store.get());
-    if (!db.reg->Add("u", Items(0, 100), &p, &out, &kept).ok()) _exit(3);
-    if (!db.reg->Add("u", Items(100, 200), &p, &out, &lost).ok()) _exit(4);
-    if (!kept.Commit().ok()) _exit(5);
-    _exit(0);  // like a crash: no snapshot on close
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!db.reg->Add("u", Items(0, 100), &p, &out, &kept).ok()) child.Exit(3);
+    if (!db.reg->Add("u", Items(100, 200), &p, &out, &lost).ok()) child.Exit(4);
+    if (!kept.Commit().ok()) child.Exit(5);
+    child.Exit(0);  // like a crash: no snapshot on close
+  });
+  ASSERT_EQ(code, 0);
   Db db = OpenOrDie(dir.path(), o);
   ExpectAllPresent(*db.reg, "u", Items(0, 100));
   std::vector<std::string> never = Items(100, 200);

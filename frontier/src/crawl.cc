@@ -126,6 +126,9 @@ Status CrawlCore::RestoreHosts() {
     HostState& h = HostFor(CrawlFor(crawl), host_key, part);
     if (key.back() == 'H') {
       CRAWLFRONT_RETURN_IF_ERROR(DecodeHostRecord(it->value().ToStringView(), &h.rec));
+      // Entries leased by the previous run are still in kQueue: queued again.
+      h.rec.queued += h.rec.leased;
+      h.rec.leased = 0;
       if (h.rec.scheduled > 0) h.sched_min_due = 0;  // found on first PromoteDue
     } else if (key.back() == 'R') {
       RobotsRecord r;
@@ -140,8 +143,9 @@ Status CrawlCore::RestoreHosts() {
   return FromRocks(it->status());
 }
 
-// Leases of a previous run go back to their queues unchanged (their results
-// can no longer be accepted: the lease ids are forgotten with the RAM state).
+// Lease records written by older versions go back to their queues unchanged
+// (current leases never leave kQueue; see RestoreHosts). Their results
+// can no longer be accepted: the lease ids are forgotten with the RAM state.
 Status CrawlCore::RestoreLeases() {
   rocksdb::WriteBatch& batch = pending_;
   size_t n = 0;

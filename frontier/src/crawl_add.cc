@@ -127,9 +127,12 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       QueueNew(h, std::move(item), &batch);
       ++h.rec.added;
       ++crawl.stats.urls_seen;
-      // The host record and counters ride in the same atomic batch.
-      batch.Put(store_->cf(Cf::kHost), h.prefix + 'H', EncodeHostRecord(h.rec));
-      PutCrawlStats(&batch, crawl);
+      MarkDirty(h);
+      crawl.dirty = true;
+    }, [&](rocksdb::WriteBatch& batch) {
+      // Host records and counters ride in the same atomic batch, once each.
+      FlushDirty(&batch);
+      if (crawl.dirty) PutCrawlStats(&batch, crawl);
     });
     if (!s.ok()) {
       sticky_error_ = s;  // RAM counters already moved

@@ -2,13 +2,11 @@
 // reach RocksDB only with Sync (or the next write of anyone), and a crash
 // before that loses exactly those calls.
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "crash_test_util.h"
 #include "crawl_test_util.h"
 #include "crawlfront/frontier/crawl.h"
 
@@ -17,12 +15,29 @@ namespace {
 
 class CrawlCommitTest : public CrawlFixture {
  protected:
-  // Lease records in RocksDB (what a restart would re-queue).
-  int StoredLeases() {
+  // URLs of the queue entries in RocksDB (leased ones stay until DONE).
+  std::multiset<std::string> StoredUrls() {
     std::unique_ptr<rocksdb::Iterator> it(
-        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
-    int n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kQueue)));
+    std::multiset<std::string> urls;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      QueueItem item;
+      EXPECT_TRUE(DecodeItem(it->value().ToStringView(), &item).ok());
+      urls.insert(item.url);
+    }
+    return urls;
+  }
+  // Sum of the host records' leased counters in RocksDB.
+  uint64_t StoredLeased() {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kHost)));
+    uint64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (it->key().ToStringView().back() != 'H') continue;
+      HostRecord r;
+      EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
+      n += r.leased;
+    }
     return n;
   }
   bool DoneWithTicket(const LeasedUrl& l, uint64_t* ticket) {
@@ -40,18 +55,20 @@ TEST_F(CrawlCommitTest, TicketCallsReachTheDiskWithSync) {
   uint64_t lease_ticket = 0;
   ASSERT_TRUE(core_->Lease("w1", 10, "", &leased, &lease_ticket).ok());
   ASSERT_EQ(leased.size(), 3u);
-  EXPECT_EQ(StoredLeases(), 0);  // in RAM only so far
+  EXPECT_EQ(StoredLeased(), 0u);  // in RAM only so far
   ASSERT_TRUE(core_->Sync(lease_ticket).ok());
-  EXPECT_EQ(StoredLeases(), 3);
+  EXPECT_EQ(StoredLeased(), 3u);
+  EXPECT_EQ(StoredUrls().size(), 3u);  // leased entries stay queued on disk
   uint64_t ticket = 0, last = 0;
   for (const LeasedUrl& l : leased) {
     ASSERT_TRUE(DoneWithTicket(l, &ticket));
     last = std::max(last, ticket);
   }
-  EXPECT_EQ(StoredLeases(), 3);
+  EXPECT_EQ(StoredUrls().size(), 3u);
   EXPECT_TRUE(core_->Finished(""));  // RAM already has every DONE
   ASSERT_TRUE(core_->Sync(last).ok());
-  EXPECT_EQ(StoredLeases(), 0);
+  EXPECT_TRUE(StoredUrls().empty());
+  EXPECT_EQ(StoredLeased(), 0u);
   EXPECT_TRUE(core_->Sync(lease_ticket).ok());  // an old ticket: nothing to do
   Reopen();
   EXPECT_TRUE(core_->Finished(""));
@@ -67,9 +84,9 @@ TEST_F(CrawlCommitTest, AddWritesPendingChangesFirst) {
   ASSERT_EQ(l.size(), 1u);
   uint64_t ticket = 0;
   ASSERT_TRUE(DoneWithTicket(l[0], &ticket));
-  EXPECT_EQ(StoredLeases(), 1);
+  EXPECT_EQ(StoredUrls(), std::multiset<std::string>{"http://a.test/1"});
   AddUrls({"http://a.test/2"});
-  EXPECT_EQ(StoredLeases(), 0);
+  EXPECT_EQ(StoredUrls(), std::multiset<std::string>{"http://a.test/2"});
   ASSERT_TRUE(core_->Sync(ticket).ok());
   Reopen();
   auto again = LeaseN(10);
@@ -82,22 +99,18 @@ TEST_F(CrawlCommitTest, AddWritesPendingChangesFirst) {
 // exiting like a crash: the unsynced one is leased again after a restart,
 // the synced one never is.
 TEST_F(CrawlCommitTest, CrashLosesOnlyUnsyncedCalls) {
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
     Open(NoRobotsOptions());
     AddUrls({"http://a.test/kept", "http://b.test/lost"});
     auto l = LeaseN(10);
-    if (l.size() != 2) _exit(3);
+    if (l.size() != 2) child.Exit(3);
     if (l[0].url != "http://a.test/kept") std::swap(l[0], l[1]);
     uint64_t kept = 0, lost = 0;
-    if (!DoneWithTicket(l[0], &kept) || !core_->Sync(kept).ok()) _exit(4);
-    if (!DoneWithTicket(l[1], &lost)) _exit(5);
-    _exit(0);  // no destructors: the pending write of "lost" is dropped
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    if (!DoneWithTicket(l[0], &kept) || !core_->Sync(kept).ok()) child.Exit(4);
+    if (!DoneWithTicket(l[1], &lost)) child.Exit(5);
+    child.Exit(0);  // no destructors: the pending write of "lost" is dropped
+  });
+  ASSERT_EQ(code, 0);
   Open(NoRobotsOptions());
   std::set<std::string> urls;
   for (const LeasedUrl& x : LeaseN(10)) urls.insert(x.url);

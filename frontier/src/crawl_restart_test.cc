@@ -1,14 +1,12 @@
 // Restarts: a clean close and a SIGKILLed process both keep queues, leases
 // (re-queued), host controls and counters.
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <memory>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "crash_test_util.h"
 #include "crawl_test_util.h"
 #include "crawlfront/frontier/crawl.h"
 
@@ -92,59 +90,56 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   EXPECT_EQ(core_->Stats("default").urls_done, 51u);
 }
 
+// URL j (of 50, over 7 hosts) of the killed child's batch b.
+std::string BatchUrl(uint64_t b, int j) {
+  return "http://h" + std::to_string(j % 7) + ".test/" + std::to_string(b) + "/" +
+         std::to_string(j);
+}
+
+// No snapshot timer: what the child acked after its open comes back from the log.
+SeenSetOptions NoTimerSeenOptions() {
+  SeenSetOptions so;
+  so.partitions = 16;
+  so.snapshot_interval = std::chrono::milliseconds(0);
+  return so;
+}
+
+// Opens a crawl core in `dir` and returns a step that adds batch b and
+// leases 3 URLs; empty when the open failed.
+testing::CrashStep AddAndLeaseStep(const std::string& dir) {
+  auto store = Store::Open(dir, StoreOptions{});
+  if (!store.ok()) return {};
+  auto seen = SeenSet::Open(store->get(), NoTimerSeenOptions());
+  if (!seen.ok()) return {};
+  auto core =
+      CrawlCore::Open(store->get(), seen->get(), NoRobotsOptions(0), Clock::Real());
+  if (!core.ok()) return {};
+  std::shared_ptr<Store> store_owner = std::move(store).value();
+  std::shared_ptr<SeenSet> seen_owner = std::move(seen).value();
+  std::shared_ptr<CrawlCore> owner = std::move(core).value();
+  return [store_owner, seen_owner, owner](uint64_t b) {
+    std::vector<AddRequest> reqs;
+    for (int j = 0; j < 50; ++j) reqs.push_back({BatchUrl(b, j), 0, 0, "", 0});
+    std::vector<AddResult> out;
+    std::vector<LeasedUrl> leases;
+    return owner->Add("", reqs, &out).ok() && owner->Lease("w", 3, "", &leases).ok();
+  };
+}
+
 // A child adds URLs in batches and leases some, reporting each acknowledged
 // batch on a pipe, and is SIGKILLed at a random moment. After reopening,
 // every acknowledged URL is seen and comes out of the queue exactly once.
 TEST_F(CrawlRestartTest, KilledProcessLosesNoAckedUrl) {
   for (int round = 0; round < 3; ++round) {
     CrawlTempDir dir;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      auto store = Store::Open(dir.path(), StoreOptions{});
-      if (!store.ok()) _exit(3);
-      SeenSetOptions so;
-      so.partitions = 16;
-      so.snapshot_interval = std::chrono::milliseconds(0);
-      auto seen = SeenSet::Open(store->get(), so);
-      if (!seen.ok()) _exit(4);
-      auto core = CrawlCore::Open(store->get(), seen->get(), NoRobotsOptions(0), Clock::Real());
-      if (!core.ok()) _exit(5);
-      for (uint64_t b = 0; b < 100'000; ++b) {  // bounded: killed long before
-        std::vector<AddRequest> reqs;
-        for (int j = 0; j < 50; ++j) {
-          reqs.push_back({"http://h" + std::to_string(j % 7) + ".test/" + std::to_string(b) +
-                              "/" + std::to_string(j), 0, 0, "", 0});
-        }
-        std::vector<AddResult> out;
-        if (!(*core)->Add("", reqs, &out).ok()) _exit(6);
-        std::vector<LeasedUrl> leases;
-        if (!(*core)->Lease("w", 3, "", &leases).ok()) _exit(7);
-        uint64_t acked = b + 1;
-        if (write(fds[1], &acked, sizeof acked) != sizeof acked) _exit(8);
-      }
-      _exit(0);
-    }
-    close(fds[1]);
-    uint64_t acked = 0, v;
-    uint64_t kill_after = 20 + 37 * round;
-    while (acked < kill_after && read(fds[0], &v, sizeof v) == sizeof v) acked = v;
-    kill(pid, SIGKILL);
-    while (read(fds[0], &v, sizeof v) == sizeof v) acked = v;
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early: " << status;
+    testing::KilledChild child = testing::RunUntilKilled(
+        [&] { return AddAndLeaseStep(dir.path()); }, 20 + 37 * round);
+    ASSERT_TRUE(child.killed) << child.error;
+    const uint64_t acked = child.acked;
 
     auto store = Store::Open(dir.path(), StoreOptions{});
     ASSERT_TRUE(store.ok());
-    SeenSetOptions so;
-    so.partitions = 16;
-    so.snapshot_interval = std::chrono::milliseconds(0);
-    auto seen = SeenSet::Open(store->get(), so);
+    auto seen = SeenSet::Open(store->get(), NoTimerSeenOptions());
     ASSERT_TRUE(seen.ok());
     clock_.Set(Clock::Real()->NowMs() + 1000);  // past the child's real-time leases
     auto core = CrawlCore::Open(store->get(), seen->get(), NoRobotsOptions(0), &clock_);
@@ -167,9 +162,7 @@ TEST_F(CrawlRestartTest, KilledProcessLosesNoAckedUrl) {
     EXPECT_EQ(out.size(), s.urls_seen);
     for (uint64_t b = 0; b < acked; ++b) {
       for (int j = 0; j < 50; j += 13) {
-        std::string u = "http://h" + std::to_string(j % 7) + ".test/" + std::to_string(b) + "/" +
-                        std::to_string(j);
-        EXPECT_TRUE(out.count(u)) << "lost acked URL " << u;
+        EXPECT_TRUE(out.count(BatchUrl(b, j))) << "lost acked URL " << BatchUrl(b, j);
       }
     }
     EXPECT_TRUE((*core)->Finished(""));

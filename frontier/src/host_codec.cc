@@ -161,11 +161,11 @@ std::string EncodeHostRecord(const HostRecord& h) {
                      static_cast<uint64_t>(h.blocked_until_ms), static_cast<uint64_t>(h.budget),
                      h.added, h.queued, h.scheduled, h.done,
                      static_cast<uint64_t>(h.ready_at_ms),
-                     static_cast<uint64_t>(h.last_response_ms)});
+                     static_cast<uint64_t>(h.last_response_ms), h.leased});
 }
 
 Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {
-  std::vector<uint64_t> v(9, 0);
+  std::vector<uint64_t> v(10, 0);
   v[0] = static_cast<uint64_t>(int64_t{-1});
   v[2] = static_cast<uint64_t>(int64_t{-1});
   CRAWLFRONT_RETURN_IF_ERROR(DecodeU64s(bytes, &v));
@@ -178,6 +178,7 @@ Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {
   h->done = v[6];
   h->ready_at_ms = static_cast<int64_t>(v[7]);
   h->last_response_ms = static_cast<int64_t>(v[8]);
+  h->leased = v[9];
   return Status::Ok();
 }
 

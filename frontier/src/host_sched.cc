@@ -71,9 +71,11 @@ Status CrawlCore::RefillHeads(HostState& h) {
   std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   it->Seek(std::max(begin, h.queue_floor));
   for (; it->Valid() && h.heads.size() < options_.head_buffer; it->Next()) {
+    std::string key = it->key().ToString();
+    if (h.leased_keys.count(key) != 0) continue;  // in flight, below a lowered floor
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    h.heads.emplace_back(it->key().ToString(), std::move(item));
+    h.heads.emplace_back(std::move(key), std::move(item));
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   if (h.heads.empty() && h.rec.queued > 0) {

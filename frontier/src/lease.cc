@@ -121,33 +121,36 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
       LeaseRecord rec{LeaseKind::kRobots, h.crawl->id, h.host_key, std::string(worker), now, {}};
       rec.item.url = RobotsUrlOf(h.heads.front().second.url);
       h.robots_state = RobotsState::kFetching;
-      StartLease(h, std::move(rec), now, batch, out);
+      StartLease(h, std::move(rec), "", now, batch, out);
       return Status::Ok();
     }
     auto [key, item] = std::move(h.heads.front());
     h.heads.erase(h.heads.begin());
-    batch->Delete(store_->cf(Cf::kQueue), key);
     h.queue_floor = key + '\0';  // the smallest key after this one
-    TouchQueue(h);
     --h.rec.queued;
     MarkDirty(h);
     if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {
+      batch->Delete(store_->cf(Cf::kQueue), key);
+      TouchQueue(h);
       ++h.crawl->stats.urls_robots_blocked;
       FinishPage(h);
       continue;
     }
+    // The entry stays in kQueue until DONE: no write per lease, and a
+    // restart finds it queued again (RestoreHosts counts it back).
+    ++h.rec.leased;
+    h.leased_keys.insert(key);
     StartLease(h, LeaseRecord{LeaseKind::kPage, h.crawl->id, h.host_key, std::string(worker),
                               now, std::move(item)},
-               now, batch, out);
+               std::move(key), now, batch, out);
     return Status::Ok();
   }
   return Status::Ok();
 }
 
-void CrawlCore::StartLease(HostState& h, LeaseRecord rec, int64_t now,
+void CrawlCore::StartLease(HostState& h, LeaseRecord rec, std::string queue_key, int64_t now,
                            rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
-  uint64_t id = AllocLeaseId(batch);
-  batch->Put(store_->cf(Cf::kLease), LeaseKey(h.partition, id), EncodeLeaseRecord(rec));
+  uint64_t id = AllocLeaseId(batch);  // ids stay unique across restarts
   ++h.inflight;
   // Politeness counts from the fetch start; Done may push it further.
   h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, now + DelayMs(h));
@@ -161,7 +164,8 @@ void CrawlCore::StartLease(HostState& h, LeaseRecord rec, int64_t now,
   l.crawl = rec.crawl;
   l.deadline_ms = now + options_.lease_timeout.count();
   out->push_back(std::move(l));
-  leases_.emplace(id, LeaseInFlight{std::move(rec), h.id, now + options_.lease_timeout.count()});
+  leases_.emplace(id, LeaseInFlight{std::move(rec), h.id, now + options_.lease_timeout.count(),
+                                    std::move(queue_key)});
 }
 
 int64_t CrawlCore::NextReadyMs(std::string_view crawl_filter) {

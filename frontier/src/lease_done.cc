@@ -27,9 +27,23 @@ CrawlCore::LeaseInFlight* CrawlCore::FindLease(std::string_view worker,
   return &it->second;
 }
 
-void CrawlCore::EndLease(uint64_t id, LeaseInFlight& l, rocksdb::WriteBatch* batch) {
+// Removes a page lease's entry from kQueue. Before any re-queue of the same
+// item: a retry without delay writes the same key again.
+void CrawlCore::ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch) {
+  if (l.queue_key.empty()) return;
   HostState& h = *hosts_[l.host];
-  batch->Delete(store_->cf(Cf::kLease), LeaseKey(h.partition, id));
+  batch->Delete(store_->cf(Cf::kQueue), l.queue_key);
+  // A refill reads from the floor up: only then must it see this delete.
+  if (!(l.queue_key < h.queue_floor)) TouchQueue(h);
+  h.leased_keys.erase(l.queue_key);
+  if (h.rec.leased > 0) --h.rec.leased;
+  l.queue_key.clear();
+  MarkDirty(h);
+}
+
+// REQUIRES: ReleaseEntry(l) done.
+void CrawlCore::EndLease(uint64_t id, LeaseInFlight& l) {
+  HostState& h = *hosts_[l.host];
   if (h.inflight > 0) --h.inflight;
   MarkDirty(h);
   leases_.erase(id);
@@ -178,6 +192,7 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
     }
     rocksdb::WriteBatch& batch = pending_;
     HostState& h = *hosts_[l->host];
+    ReleaseEntry(*l, &batch);
     std::vector<std::string> urls;
     if (robots) {
       DoneRobots(*l, report, now, &batch, &urls);
@@ -195,7 +210,7 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
     for (auto& u : urls) {
       links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});
     }
-    EndLease(id, *l, &batch);
+    EndLease(id, *l);
     CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));
     using Place = HostState::Place;
     Place was = h.place;
@@ -244,6 +259,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
       LeaseInFlight& l = it->second;
       if (l.deadline_ms < now) {
         HostState& h = *hosts_[l.host];
+        ReleaseEntry(l, &batch);
         ++h.crawl->stats.leases_expired;
         h.crawl->dirty = true;
         if (l.rec.kind == LeaseKind::kRobots) {
@@ -257,7 +273,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
           Requeue(h, std::move(item), 0, &batch);
         }
         touched.push_back(l.host);
-        EndLease(it->first, l, &batch);
+        EndLease(it->first, l);
         ++n;
       }
       it = next;

@@ -261,6 +261,28 @@ TEST_F(LeaseTest, EntryAddedBelowLeasedOnesIsLeasedNext) {
   EXPECT_EQ(order, want);
 }
 
+// Leased entries stay in the queue until DONE. A refill from a floor that
+// a new entry lowered below them must not lease them a second time.
+TEST_F(LeaseTest, InFlightEntriesAreNotLeasedTwice) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.head_buffer = 4;
+  o.max_inflight_per_host = 100;
+  Open(o);
+  std::vector<std::string> deep;
+  for (int i = 0; i < 10; ++i) deep.push_back("http://a.test/deep" + std::to_string(i));
+  AddUrls(deep, kDefaultCrawl, 5);
+  std::vector<LeasedUrl> held = LeaseN(4);  // not done yet
+  ASSERT_EQ(held.size(), 4u);
+  AddUrls({"http://a.test/shallow"}, kDefaultCrawl, 0);
+  std::vector<std::string> order;
+  for (const auto& l : LeaseN(100)) order.push_back(l.url.substr(14));
+  std::vector<std::string> want = {"shallow"};
+  for (int i = 4; i < 10; ++i) want.push_back("deep" + std::to_string(i));
+  EXPECT_EQ(order, want);
+  for (const auto& l : held) EXPECT_TRUE(Done(l, Fetched()));
+  EXPECT_EQ(core_->Stats("").urls_inflight, 7u);
+}
+
 TEST_F(LeaseTest, ExpiredLeaseIsRedeliveredWithNextAttempt) {
   Open(NoRobotsOptions(0));
   AddUrls({"http://a.test/1"});

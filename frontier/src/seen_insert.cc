@@ -55,7 +55,7 @@ void ForEachPartitionRun(const std::vector<uint32_t>& idx, const std::vector<uin
 }  // namespace
 
 Status SeenSet::InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResult>* out,
-                            const OnNew& on_new) {
+                            const OnNew& on_new, const BeforeWrite& before_write) {
   const size_t n = keys.size();
   out->assign(n, SeenResult::kSeen);
   if (n == 0) return Status::Ok();
@@ -82,7 +82,7 @@ Status SeenSet::InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResul
 
   ClassifyAndClaim(in);
   Status st = in.to_check.empty() ? Status::Ok() : ConfirmOnDisk(in);
-  if (st.ok() && !in.claimed.empty()) st = WriteClaims(in, on_new);
+  if (st.ok() && !in.claimed.empty()) st = WriteClaims(in, on_new, before_write);
   RetireClaims(in, st.ok());
   bloom_negatives_.fetch_add(in.negatives, std::memory_order_relaxed);
   cache_hits_.fetch_add(in.hits, std::memory_order_relaxed);
@@ -172,7 +172,7 @@ Status SeenSet::ConfirmOnDisk(Insert& in) {
   return st;
 }
 
-Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new) {
+Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write) {
   rocksdb::WriteBatch batch;
   std::array<char, kSeenKeyBytes> key;
   std::string log_value;
@@ -187,6 +187,7 @@ Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new) {
     batch.Put(store_->cf(Cf::kSeenLog), LogKey(in.part[i], in.log_counter[c]), log_value);
     if (on_new) on_new(i, batch);
   }
+  if (before_write) before_write(batch);
   return store_->Write(&batch);
 }
 

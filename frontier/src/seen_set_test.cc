@@ -1,16 +1,16 @@
 #include "crawlfront/frontier/seen_set.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <thread>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
 
+#include "crash_test_util.h"
 #include "crawlfront/common/url.h"
 
 namespace crawlfront {
@@ -371,43 +371,29 @@ TEST(SeenSetTest, KilledWriterLosesNoAckedInsert) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 3; ++round) {
     TempDir dir;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
+    auto make_step = [&]() -> testing::CrashStep {
       SeenSetOptions o = SmallOptions();
       o.snapshot_interval = std::chrono::milliseconds(50);
       auto store = Store::Open(dir.path(), StoreOptions{});
-      if (!store.ok()) _exit(3);
-      auto seen = SeenSet::Open(store->get(), o);
-      if (!seen.ok()) _exit(4);
-      std::vector<SeenKey> keys;
-      std::vector<SeenResult> out;
-      for (uint64_t b = 0; b < 100'000; ++b) {  // bounded: killed long before
-        keys.clear();
+      if (!store.ok()) return {};
+      auto opened = SeenSet::Open(store->get(), o);
+      if (!opened.ok()) return {};
+      std::shared_ptr<Store> owner = std::move(store).value();
+      std::shared_ptr<SeenSet> seen = std::move(opened).value();
+      return [owner, seen](uint64_t b) {  // batch b: keys [b * 200, b * 200 + 200)
+        std::vector<SeenKey> keys;
+        std::vector<SeenResult> out;
         for (uint64_t j = b * 200; j < b * 200 + 200; ++j) keys.push_back(KeyAt(j));
-        if (!(*seen)->InsertIfNew(keys, &out).ok()) _exit(5);
-        uint64_t acked = b + 1;
-        if (write(fds[1], &acked, sizeof acked) != sizeof acked) _exit(6);
-      }
-      _exit(0);
-    }
-    close(fds[1]);
-    uint64_t acked = 0, v;
+        return seen->InsertIfNew(keys, &out).ok();
+      };
+    };
     uint64_t kill_after = 50 + rng() % 400;  // batches
-    while (acked < kill_after && read(fds[0], &v, sizeof v) == sizeof v) acked = v;
-    kill(pid, SIGKILL);
-    while (read(fds[0], &v, sizeof v) == sizeof v) acked = v;  // drain
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << WEXITSTATUS(status);
-    ASSERT_GT(acked, 0u);
+    testing::KilledChild child = testing::RunUntilKilled(make_step, kill_after);
+    ASSERT_TRUE(child.killed) << child.error;
+    ASSERT_GT(child.acked, 0u);
     auto db = OpenOrDie(dir.path(), SmallOptions());
-    ExpectAllSeen(*db.seen, 0, acked * 200);
-    EXPECT_GE(db.seen->GetStats().items, acked * 200);
+    ExpectAllSeen(*db.seen, 0, child.acked * 200);
+    EXPECT_GE(db.seen->GetStats().items, child.acked * 200);
   }
 }
 

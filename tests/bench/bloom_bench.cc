@@ -5,11 +5,13 @@
 // never inserted); generating one costs ~1 ns and is included in the times.
 // At the end a table prints textbook / blocked time ratios.
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -140,6 +142,55 @@ void BM_BlockedContains(benchmark::State& state) {
   RunContains(state, FilledBlocked(static_cast<int>(state.range(0))));
 }
 
+// The machine's floor for one filter op: a random 64-byte line of a
+// huge-page array the size of the filter, read (lookup) or read, changed and
+// written (add), in the same loop shape. A blocked filter touches exactly
+// one such line per key, so no single op can beat these on this machine.
+struct Lines {
+  uint64_t* words;
+  uint64_t count;
+};
+
+const Lines& FloorLines() {
+  static const Lines lines = [] {
+    const uint64_t count = FilledBlocked(kDefault).num_blocks();
+    const size_t bytes = count * 64;
+    void* p = nullptr;
+    if (posix_memalign(&p, 2 << 20, bytes) != 0) std::abort();
+    madvise(p, bytes, MADV_HUGEPAGE);
+    std::memset(p, 0x5a, bytes);  // fault every page in before timing
+    return Lines{static_cast<uint64_t*>(p), count};
+  }();
+  return lines;
+}
+
+uint64_t LineOf(uint64_t hash, uint64_t count) {
+  __extension__ using U128 = unsigned __int128;
+  return static_cast<uint64_t>((U128{hash} * count) >> 64);
+}
+
+void BM_FloorRead(benchmark::State& state) {
+  const Lines& lines = FloorLines();
+  const std::vector<uint64_t>& pool = LookupPool();
+  const uint64_t mask = pool.size() - 1;
+  uint64_t i = static_cast<uint64_t>(state.thread_index()) * (pool.size() / 2 + 1);
+  uint64_t sum = 0;
+  for (auto _ : state) sum += lines.words[LineOf(pool[i++ & mask], lines.count) * 8];
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_FloorReadModifyWrite(benchmark::State& state) {
+  const Lines& lines = FloorLines();
+  uint64_t key = 0;
+  for (auto _ : state) {
+    const uint64_t h = Mix(key++);
+    lines.words[LineOf(h, lines.count) * 8] |= h;
+  }
+  benchmark::ClobberMemory();
+  state.SetItemsProcessed(state.iterations());
+}
+
 void BM_TextbookContains(benchmark::State& state) {
   RunContains(state, FilledTextbook());
 }
@@ -254,6 +305,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
           "BM_BlockedContains/1/real_time");
     Ratio("add, scalar/vector (1 thread)", "BM_BlockedAdd/2" + iters + "/real_time",
           "BM_BlockedAdd/1" + iters + "/real_time");
+    // Below 1.0: time above the machine's floor (one random line per op).
+    Ratio("contains, floor/blocked (1 thread)", "BM_FloorRead/real_time",
+          "BM_BlockedContains/1/real_time");
+    Ratio("add, floor/blocked (1 thread, single writer)",
+          "BM_FloorReadModifyWrite" + iters + "/real_time", "BM_BlockedAdd/1" + iters + "/real_time");
   }
 
  private:
@@ -277,6 +333,10 @@ void Register() {
       ->Threads(2)
       ->UseRealTime();
   benchmark::RegisterBenchmark("BM_TextbookContains", BM_TextbookContains)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_FloorRead", BM_FloorRead)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_FloorReadModifyWrite", BM_FloorReadModifyWrite)
+      ->Iterations(n)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("BM_BlockedContainsBatch", BM_BlockedContainsBatch)
       ->RangeMultiplier(2)
       ->Range(64, 1024)

@@ -16,85 +16,30 @@
 // Each open runs in a fresh forked process: its RSS is its own, and it can
 // end like a crash (_exit, no final snapshot). Run via
 // tests/bench/run_seen_restart.sh. Exit status 0, 1 on a failed step, 2 on
-// bad flags.
+// bad flags. This file is the driver and the report; the steps run in the
+// children are in seen_restart_steps.cc.
 
-#include <rocksdb/db.h>
-#include <rocksdb/write_batch.h>
-#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "crawlfront/frontier/seen_set.h"
+#include "seen_restart_steps.h"
 
-namespace crawlfront {
+namespace crawlfront::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-constexpr uint64_t kBatch = 1000;
-constexpr uint64_t kCheckKeys = 1000;  // membership checks after each open
-
-struct Config {
-  uint64_t urls = 10'000'000;
-  std::string dir;
-  int reps = 3;
-  uint32_t sample = 16;
-  bool keep_work = false;  // leave DIR/work for inspection
-  uint64_t tail() const { return std::max<uint64_t>(urls / 100, 1); }
-  std::string base() const { return dir + "/base"; }
-  std::string work(const std::string& name) const { return dir + "/work/" + name; }
-};
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// The i-th URL's key (as seen_set_bench): about 50 URLs per host, so hosts,
-// hence partitions, fill unevenly. Distinct i give distinct fingerprints
-// (SplitMix is a bijection), so the fill never meets a duplicate.
-SeenKey KeyAt(uint64_t i) {
-  SeenKey k;
-  k.host_hash = SplitMix(i / 50);
-  k.fingerprint.hi = SplitMix(i ^ 0x5555);
-  k.fingerprint.lo = SplitMix(k.fingerprint.hi);
-  return k;
-}
-
-SeenSetOptions OptionsFor(const Config& c) {
-  SeenSetOptions o;
-  o.expected_urls = c.urls;
-  return o;
-}
-
-uint64_t ProcStatusKb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field, 0) == 0)
-      return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10);
-  }
-  return 0;
-}
 
 std::string LoadAverage() {
   std::ifstream in("/proc/loadavg");
@@ -172,225 +117,6 @@ Status InChild(const std::string& what,
   if (out) {
     out->resize(bytes.size() / sizeof(T));
     std::memcpy(out->data(), bytes.data(), bytes.size());
-  }
-  return Status::Ok();
-}
-
-// Leaves store and seen-set to the child's _exit, as kill -9 would: no final
-// snapshot, memtables only in the WAL.
-void AbandonLikeCrash(std::unique_ptr<SeenSet> seen, std::unique_ptr<Store> store) {
-  (void)seen.release();
-  (void)store.release();
-}
-
-// ---- Filling -------------------------------------------------------------
-
-class Progress {
- public:
-  Progress(uint64_t from, uint64_t to) : from_(from), to_(to), last_done_(from) {}
-  void Tick(uint64_t done) {
-    if (Clock::now() - last_ < std::chrono::seconds(5)) return;
-    double now_rate =
-        (done - last_done_) / std::chrono::duration<double>(Clock::now() - last_).count();
-    double avg = (done - from_) / SecondsSince(start_);
-    std::printf(
-        "fill: %llu / %llu URLs (%.1f%%), %.0f URLs/s now, %.0f avg, ETA %.0f s\n",
-        static_cast<unsigned long long>(done), static_cast<unsigned long long>(to_),
-        100.0 * done / to_, now_rate, avg, (to_ - done) / std::max(avg, 1.0));
-    std::fflush(stdout);
-    last_ = Clock::now();
-    last_done_ = done;
-  }
-
- private:
-  uint64_t from_, to_, last_done_;
-  Clock::time_point start_ = Clock::now(), last_ = Clock::now();
-};
-
-// Inserts KeyAt(from .. to-1) in batches; every one must come back new.
-Status InsertRange(SeenSet& seen, uint64_t from, uint64_t to, bool progress) {
-  std::vector<SeenKey> keys;
-  std::vector<SeenResult> out;
-  Progress prog(from, to);
-  for (uint64_t i = from; i < to; i += kBatch) {
-    const uint64_t end = std::min(to, i + kBatch);
-    keys.clear();
-    for (uint64_t j = i; j < end; ++j) keys.push_back(KeyAt(j));
-    CRAWLFRONT_RETURN_IF_ERROR(seen.InsertIfNew(keys, &out));
-    for (size_t j = 0; j < out.size(); ++j) {
-      if (out[j] != SeenResult::kNew) {
-        return Status::Internal("fresh key " + std::to_string(i + j) +
-                                " reported seen: is DIR from another key scheme?");
-      }
-    }
-    if (progress) prog.Tick(end);
-  }
-  return Status::Ok();
-}
-
-// Membership after an open: `count` keys spread over [0, present) must be
-// seen, the same number from beyond it must not (Contains is exact).
-Status CheckMembership(SeenSet& seen, uint64_t present, uint64_t from) {
-  const uint64_t step = std::max<uint64_t>((present - from) / kCheckKeys, 1);
-  for (uint64_t i = from; i < present; i += step) {
-    auto in = seen.Contains(KeyAt(i));
-    if (!in.ok()) return in.status();
-    if (!*in) return Status::Internal("key " + std::to_string(i) + " lost after open");
-  }
-  for (uint64_t i = present + (1ull << 40); i < present + (1ull << 40) + kCheckKeys;
-       ++i) {
-    auto in = seen.Contains(KeyAt(i));
-    if (!in.ok()) return in.status();
-    if (*in) return Status::Internal("never inserted key " + std::to_string(i) + " seen");
-  }
-  return Status::Ok();
-}
-
-// ---- Steps (each runs in its own process) --------------------------------
-
-struct OpenSample {
-  double store_s = 0;
-  double seen_s = 0;
-  uint64_t items = 0;
-  uint64_t filter_bytes = 0;
-  uint64_t rss_kb = 0;
-  uint64_t hwm_kb = 0;
-};
-
-struct RebuildSample {
-  uint32_t partition = 0;
-  uint64_t items = 0;
-  double seconds = 0;
-};
-
-Status TimedOpen(const std::string& dir, const SeenSetOptions& o, OpenSample* s,
-                 std::unique_ptr<Store>* store, std::unique_ptr<SeenSet>* seen) {
-  auto start = Clock::now();
-  auto st = Store::Open(dir, StoreOptions{});
-  if (!st.ok()) return st.status();
-  s->store_s = SecondsSince(start);
-  *store = std::move(st.value());
-  start = Clock::now();
-  auto ss = SeenSet::Open(store->get(), o);
-  if (!ss.ok()) return ss.status();
-  s->seen_s = SecondsSince(start);
-  *seen = std::move(ss.value());
-  SeenSetStats stats = (*seen)->GetStats();
-  s->items = stats.items;
-  s->filter_bytes = stats.filter_bytes;
-  s->rss_kb = ProcStatusKb("VmRSS:");
-  s->hwm_kb = ProcStatusKb("VmHWM:");
-  return Status::Ok();
-}
-
-// Opens DIR/base, fills it up to N URLs (or reuses it), closes it cleanly
-// (snapshot of every partition) and checkpoints it for every scenario.
-Status PrepareStep(const Config& c, std::vector<OpenSample>* out) {
-  spdlog::set_level(spdlog::level::warn);  // rebuild logs would drown the progress
-  OpenSample s;
-  std::unique_ptr<Store> store;
-  std::unique_ptr<SeenSet> seen;
-  CRAWLFRONT_RETURN_IF_ERROR(TimedOpen(c.base(), OptionsFor(c), &s, &store, &seen));
-  if (s.items > c.urls) {
-    return Status::InvalidArgument(c.base() + " holds " + std::to_string(s.items) +
-                                   " URLs, more than --urls; use another --dir");
-  }
-  if (s.items == c.urls) {
-    std::printf("reusing %s: it already holds %llu URLs (fill skipped)\n",
-                c.base().c_str(), static_cast<unsigned long long>(s.items));
-  } else {
-    std::printf("fill: %llu URLs present, inserting up to %llu in batches of %llu\n",
-                static_cast<unsigned long long>(s.items),
-                static_cast<unsigned long long>(c.urls),
-                static_cast<unsigned long long>(kBatch));
-    auto start = Clock::now();
-    CRAWLFRONT_RETURN_IF_ERROR(InsertRange(*seen, s.items, c.urls, true));
-    double secs = SecondsSince(start);
-    std::printf("fill: done, %llu URLs in %.1f s (%.0f URLs/s)\n",
-                static_cast<unsigned long long>(c.urls - s.items), secs,
-                (c.urls - s.items) / secs);
-  }
-  auto start = Clock::now();
-  seen.reset();  // clean close: snapshots every dirty partition
-  std::printf("clean close (final snapshot) in %.2f s\n", SecondsSince(start));
-  out->push_back(s);
-  std::vector<std::string> names = {"a", "c"};
-  for (int r = 0; r < c.reps; ++r) names.push_back("b" + std::to_string(r));
-  for (auto& n : names) CRAWLFRONT_RETURN_IF_ERROR(store->Checkpoint(c.work(n)));
-  return Status::Ok();
-}
-
-// Opens DIR, checks it holds `items` URLs, then closes cleanly or crashes.
-Status OpenStep(const Config& c, const std::string& dir, uint64_t items,
-                uint64_t check_from, bool clean_close, std::vector<OpenSample>* out) {
-  OpenSample s;
-  std::unique_ptr<Store> store;
-  std::unique_ptr<SeenSet> seen;
-  CRAWLFRONT_RETURN_IF_ERROR(TimedOpen(dir, OptionsFor(c), &s, &store, &seen));
-  if (s.items != items) {
-    return Status::Internal("opened " + std::to_string(s.items) + " URLs, expected " +
-                            std::to_string(items));
-  }
-  CRAWLFRONT_RETURN_IF_ERROR(CheckMembership(*seen, items, check_from));
-  out->push_back(s);
-  if (!clean_close) AbandonLikeCrash(std::move(seen), std::move(store));
-  return Status::Ok();
-}
-
-// Inserts the tail KeyAt(N .. N+K-1) after the snapshot, then dies before
-// any later snapshot (the timer is off so none can happen in between).
-Status TailStep(const Config& c, const std::string& dir, std::vector<OpenSample>*) {
-  spdlog::set_level(spdlog::level::warn);
-  SeenSetOptions o = OptionsFor(c);
-  o.snapshot_interval = std::chrono::milliseconds(0);
-  OpenSample s;
-  std::unique_ptr<Store> store;
-  std::unique_ptr<SeenSet> seen;
-  CRAWLFRONT_RETURN_IF_ERROR(TimedOpen(dir, o, &s, &store, &seen));
-  CRAWLFRONT_RETURN_IF_ERROR(InsertRange(*seen, c.urls, c.urls + c.tail(), false));
-  AbandonLikeCrash(std::move(seen), std::move(store));
-  return Status::Ok();
-}
-
-// With the seen-set closed, deletes every snapshot (and compacts the range
-// away, as if none was ever written); checks the column family is empty.
-Status DropSnapshotsStep(const std::string& dir, std::vector<OpenSample>*) {
-  auto store = Store::Open(dir, StoreOptions{});
-  if (!store.ok()) return store.status();
-  rocksdb::DB* db = (*store)->db();
-  auto* cf = (*store)->cf(Cf::kSeenSnap);
-  rocksdb::WriteBatch batch;
-  batch.DeleteRange(cf, "", std::string(8, '\xff'));  // keys are [partition:2]...
-  CRAWLFRONT_RETURN_IF_ERROR((*store)->Write(&batch));
-  CRAWLFRONT_RETURN_IF_ERROR(
-      FromRocks(db->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr)));
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), cf));
-  it->SeekToFirst();
-  if (it->Valid()) return Status::Internal("seen_snap not empty after DeleteRange");
-  return FromRocks(it->status());
-}
-
-// RebuildNow on `sample` partitions spread over all, `reps` times each.
-Status RebuildStep(const Config& c, std::vector<RebuildSample>* out) {
-  spdlog::set_level(spdlog::level::warn);
-  OpenSample s;
-  std::unique_ptr<Store> store;
-  std::unique_ptr<SeenSet> seen;
-  CRAWLFRONT_RETURN_IF_ERROR(TimedOpen(c.work("a"), OptionsFor(c), &s, &store, &seen));
-  const uint32_t parts = seen->partitions();
-  const uint32_t sample = std::min(c.sample, parts);
-  for (uint32_t i = 0; i < sample; ++i) {
-    const uint32_t p = static_cast<uint32_t>(uint64_t{i} * parts / sample);
-    for (int r = 0; r < c.reps; ++r) {
-      const PartitionStats before = seen->GetPartitionStats(p);
-      auto start = Clock::now();
-      CRAWLFRONT_RETURN_IF_ERROR(seen->RebuildNow(p));
-      const double secs = SecondsSince(start);
-      if (seen->GetPartitionStats(p).rebuilds != before.rebuilds + 1) {
-        return Status::Internal("RebuildNow(" + std::to_string(p) + ") did not rebuild");
-      }
-      out->push_back({p, before.items, secs});
-    }
   }
   return Status::Ok();
 }
@@ -553,11 +279,11 @@ bool ParseArgs(int argc, char** argv, Config* c) {
 }
 
 }  // namespace
-}  // namespace crawlfront
+}  // namespace crawlfront::bench
 
 int main(int argc, char** argv) {
-  crawlfront::Config c;
-  if (!crawlfront::ParseArgs(argc, argv, &c)) {
+  crawlfront::bench::Config c;
+  if (!crawlfront::bench::ParseArgs(argc, argv, &c)) {
     std::fprintf(stderr,
                  "usage: %s [--urls=N (>= 1000, default 1e7)] [--dir=DIR] [--reps=R] "
                  "[--sample=PARTITIONS] [--keep-work]\n",
@@ -568,8 +294,8 @@ int main(int argc, char** argv) {
       "seen_restart_bench: N = %llu, K = %llu, dir %s, %d reps, %u partitions "
       "sampled for rebuilds, load average %s\n",
       static_cast<unsigned long long>(c.urls), static_cast<unsigned long long>(c.tail()),
-      c.dir.c_str(), c.reps, c.sample, crawlfront::LoadAverage().c_str());
-  crawlfront::Status s = crawlfront::Run(c);
+      c.dir.c_str(), c.reps, c.sample, crawlfront::bench::LoadAverage().c_str());
+  crawlfront::Status s = crawlfront::bench::Run(c);
   if (!s.ok()) {
     std::fprintf(stderr, "seen_restart_bench: %s\n", s.ToString().c_str());
     return 1;

@@ -19,6 +19,7 @@
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
 
+#include "bench_keys.h"
 #include "crawlfront/frontier/seen_set.h"
 
 namespace crawlfront {
@@ -28,27 +29,8 @@ namespace fs = std::filesystem;
 constexpr size_t kBatch = 100;
 constexpr uint64_t kHot = 10'000;
 
-uint64_t EnvOr(const char* name, uint64_t def) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoull(v, nullptr, 10) : def;
-}
-
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// The i-th URL's key, cheap to regenerate (key generation must not dominate).
-SeenKey KeyAt(uint64_t i) {
-  // Host = i / 50: about 50 URLs per host, hosts spread over partitions.
-  SeenKey k;
-  k.host_hash = SplitMix(i / 50);
-  k.fingerprint.hi = SplitMix(i ^ 0x5555);
-  k.fingerprint.lo = SplitMix(k.fingerprint.hi);
-  return k;
-}
+using bench::EnvOr;
+using bench::KeyAt;
 
 // Generates batches with a duplicate fraction; fresh keys continue the
 // global sequence so they are new to every subject.

@@ -215,6 +215,7 @@ class CrawlCore {
     LeaseRecord rec;
     uint32_t host = 0;
     int64_t deadline_ms = 0;
+    std::string queue_key;  // the page's kQueue entry; empty for robots.txt
   };
   struct Waiting {  // heap entry
     int64_t at_ms;
@@ -275,13 +276,14 @@ class CrawlCore {
   void MoveDueToRing(int64_t now);
   Status LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
                        rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out);
-  void StartLease(HostState& h, LeaseRecord rec, int64_t now, rocksdb::WriteBatch* batch,
-                  std::vector<LeasedUrl>* out);
+  void StartLease(HostState& h, LeaseRecord rec, std::string queue_key, int64_t now,
+                  rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out);
 
   // lease_done.cc
   LeaseInFlight* FindLease(std::string_view worker, std::string_view lease_id,
                            uint64_t* id);
-  void EndLease(uint64_t id, LeaseInFlight& l, rocksdb::WriteBatch* batch);
+  void EndLease(uint64_t id, LeaseInFlight& l);
+  void ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch);
   void FinishPage(HostState& h);
   void DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,
                 rocksdb::WriteBatch* batch);

@@ -9,11 +9,13 @@
 //   kQueue  prefix 0x01 | be64 due_ms | be64 seq
 //             -> QueueItem          (scheduled: retries and recrawls)
 //   kHost   prefix 'H' -> HostRecord;  prefix 'R' -> RobotsRecord
-//   kLease  be16 partition | be64 lease id -> LeaseRecord
+//   kLease  be16 partition | be64 lease id -> LeaseRecord (older versions;
+//           read at open only: leased entries now stay in kQueue)
 
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +78,9 @@ struct HostRecord {
   uint64_t queued = 0;             // ready entries in kQueue
   uint64_t scheduled = 0;          // scheduled entries in kQueue
   uint64_t done = 0;               // URLs that left the frontier
+  // Ready entries leased out: they stay in kQueue until DONE, so a restart
+  // finds them there (and counts them as queued again).
+  uint64_t leased = 0;
   int64_t ready_at_ms = 0;         // politeness: no fetch start before this
   int64_t last_response_ms = 0;
 };
@@ -90,7 +95,8 @@ struct RobotsRecord {
 std::string EncodeRobotsRecord(const RobotsRecord& r);
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
 
-// A lease in flight (kLease value): the item plus where it came from.
+// A lease in flight (RAM; older versions stored it in kLease): the item plus
+// where it came from.
 struct LeaseRecord {
   LeaseKind kind = LeaseKind::kPage;
   std::string crawl;
@@ -131,6 +137,7 @@ struct HostState {
   // No ready entry sorts below this key (empty: unknown). Refills seek here
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;
+  std::set<std::string> leased_keys;  // kQueue keys of this host's page leases
   // Scheduler placement (see lease.cc): where the host's live entry is.
   enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
   int64_t place_ms = 0;

@@ -100,6 +100,9 @@ class SeenSet {
   // the queue entry) to the batch that also records the key as seen, so both
   // commit atomically.
   using OnNew = std::function<void(size_t index, rocksdb::WriteBatch& batch)>;
+  // Called once after the last OnNew, before the write: for records that
+  // many new keys change (a host's counters) and are written once.
+  using BeforeWrite = std::function<void(rocksdb::WriteBatch& batch)>;
 
   // Loads every partition (snapshot + replay of later inserts, or a scan of
   // the partition's range when it has no snapshot) and starts the background
@@ -118,7 +121,7 @@ class SeenSet {
   // across RocksDB reads or the write: a key being written is "claimed"
   // (pending), and a concurrent batch sees it as seen (docs/seen_set.md).
   Status InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResult>* out,
-                     const OnNew& on_new = nullptr);
+                     const OnNew& on_new = nullptr, const BeforeWrite& before_write = nullptr);
 
   // Exact membership (Bloom, cache, then RocksDB), also in Bloom-only mode.
   Result<bool> Contains(const SeenKey& key);
@@ -154,7 +157,7 @@ class SeenSet {
   struct Insert;
   void ClassifyAndClaim(Insert& in);
   Status ConfirmOnDisk(Insert& in);
-  Status WriteClaims(Insert& in, const OnNew& on_new);
+  Status WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write);
   void RetireClaims(Insert& in, bool committed);
   void Claim(Partition& P, Insert& in, uint32_t i);
 

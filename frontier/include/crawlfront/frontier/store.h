@@ -34,7 +34,7 @@ enum class Cf : int {
   kSeenSnap,   // [partition]'H' / 'C'[chunk] -> filter snapshot
   kQueue,      // host queues (frontier)
   kHost,       // per-host state (frontier)
-  kLease,      // leases in flight (frontier)
+  kLease,      // lease records of older versions (read once at open)
   kUserBloom,  // BF.* filters named by users
   kCount,
 };
