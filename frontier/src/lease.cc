@@ -128,16 +128,17 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     h.heads.erase(h.heads.begin());
     h.queue_floor = key + '\0';  // the smallest key after this one
     --h.rec.queued;
-    MarkDirty(h);
     if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {
       batch->Delete(store_->cf(Cf::kQueue), key);
       TouchQueue(h);
+      MarkDirty(h);
       ++h.crawl->stats.urls_robots_blocked;
       FinishPage(h);
       continue;
     }
-    // The entry stays in kQueue until DONE: no write per lease, and a
-    // restart finds it queued again (RestoreHosts counts it back).
+    // The entry stays in kQueue until DONE, and the host record is not
+    // written either: on disk queued + leased still counts it, which is all
+    // a restart needs (it is queued again). A lease costs no RocksDB write.
     ++h.rec.leased;
     h.leased_keys.insert(key);
     StartLease(h, LeaseRecord{LeaseKind::kPage, h.crawl->id, h.host_key, std::string(worker),
@@ -152,9 +153,9 @@ void CrawlCore::StartLease(HostState& h, LeaseRecord rec, std::string queue_key,
                            rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
   uint64_t id = AllocLeaseId(batch);  // ids stay unique across restarts
   ++h.inflight;
-  // Politeness counts from the fetch start; Done may push it further.
+  // Politeness counts from the fetch start; Done may push it further. Only
+  // the next write of the host record (DONE) persists it.
   h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, now + DelayMs(h));
-  MarkDirty(h);
   LeasedUrl l;
   l.lease_id = FormatLeaseId(id);
   l.url = rec.item.url;
