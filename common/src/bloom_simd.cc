@@ -41,6 +41,7 @@ __attribute__((target("avx2"))) bool ProbeAvx2(const uint64_t* block, uint32_t h
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(block) + 1);
+  int all = 1;
   for (uint32_t done = 0; done < k; done += 8, h *= kGolden8) {
     const __m256i hv = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(h)), powers);
     const __m256i word = _mm256_srli_epi32(hv, 28);
@@ -56,9 +57,11 @@ __attribute__((target("avx2"))) bool ProbeAvx2(const uint64_t* block, uint32_t h
           _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k - done)), lanes);
       bits = _mm256_and_si256(bits, live);
     }
-    if (!_mm256_testc_si256(value, bits)) return false;
+    // No early exit: a branch on the loaded bits would stall every later
+    // lookup's load behind this one's cache miss whenever it mispredicts.
+    all &= _mm256_testc_si256(value, bits);
   }
-  return true;
+  return all != 0;
 }
 
 __attribute__((target("avx512f,avx512vpopcntdq"))) uint64_t AddAvx512(uint64_t* block,
