@@ -14,26 +14,12 @@
 #include "bf_store.h"
 #include "crash_test_util.h"
 #include "crawlfront/frontier/bf_commands.h"
+#include "test_dir_util.h"
 
 namespace crawlfront {
 namespace {
 
-namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("bf_registry_test." + std::to_string(getpid()) +
-                                         "." + std::to_string(counter_++));
-    fs::remove_all(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using TempDir = testing::TestDir;
 
 struct Db {
   std::unique_ptr<Store> store;

@@ -13,23 +13,11 @@
 
 #include "crawlfront/common/clock.h"
 #include "crawlfront/frontier/crawl.h"
+#include "test_dir_util.h"
 
 namespace crawlfront {
 
-class CrawlTempDir {
- public:
-  CrawlTempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("crawl_test." + std::to_string(getpid()) + "." + std::to_string(counter_++));
-    std::filesystem::remove_all(path_);
-  }
-  ~CrawlTempDir() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
+using CrawlTempDir = testing::TestDir;
 
 inline CrawlOptions TestOptions() {
   CrawlOptions o;

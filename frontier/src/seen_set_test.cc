@@ -12,26 +12,12 @@
 
 #include "crash_test_util.h"
 #include "crawlfront/common/url.h"
+#include "test_dir_util.h"
 
 namespace crawlfront {
 namespace {
 
-namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("seen_set_test." + std::to_string(getpid()) + "." + std::to_string(counter_++));
-    fs::remove_all(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using TempDir = testing::TestDir;
 
 // Random keys spread over many "hosts" (host hash = key index / 64).
 SeenKey RandomKey(std::mt19937_64& rng) {
