@@ -303,6 +303,10 @@ void RespServer::Stop() {
   io_->ioc.stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // The posted close may not have run before ioc.stop(): the listening
+  // socket would stay open (and accept into its backlog) until destruction.
+  boost::system::error_code ec;
+  io_->acceptor.close(ec);
 }
 
 }  // namespace crawlfront
