@@ -2,7 +2,7 @@ crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc
                   DEPS crawlfront_status RocksDB::rocksdb-shared)
 crawlfront_module(NAME seen_set
                   SOURCES src/seen_set.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc
-                          src/seen_maintenance.cc
+                          src/seen_maintenance.cc src/seen_scan.cc
                   DEPS crawlfront_store crawlfront_bloom crawlfront_url crawlfront_ownership
                        spdlog::spdlog fmt::fmt)
 crawlfront_test(NAME seen_set_test

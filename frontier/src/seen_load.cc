@@ -135,22 +135,22 @@ Status SeenSet::LoadFromScan(Partition& P) {
   std::string prefix = PartitionPrefix(P.id);
   std::string upper = PrefixSuccessor(prefix);
   uint64_t items = 0;
-  {
-    BoundedIterator it(store_, Cf::kSeen, upper);
-    for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) ++items;
-    CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
-  }
+  CRAWLFRONT_RETURN_IF_ERROR(
+      ScanSeenPartition(store_, P.id, nullptr, [&](const rocksdb::Slice&) { ++items; }));
   uint64_t initial = std::max(kMinPartitionCapacity,
                               options_.expected_urls / options_.partitions);
   P.capacity = std::max(initial, 2 * items);
   P.filter = std::make_unique<BlockedBloom>(
       BlockedBloom::ForCapacity(P.capacity, options_.false_positive_rate, SeenBloomOptions()));
-  BoundedIterator it(store_, Cf::kSeen, upper);
-  for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
-    if (it->key().size() != 18) return Status::Corruption("seen key size");
-    P.filter->Add(Fingerprint::FromBytes(it->key().data() + 2).low64());
-  }
-  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  bool bad_key = false;
+  CRAWLFRONT_RETURN_IF_ERROR(ScanSeenPartition(store_, P.id, nullptr, [&](const rocksdb::Slice& key) {
+    if (key.size() != kSeenKeyBytes) {
+      bad_key = true;
+      return;
+    }
+    P.filter->Add(Fingerprint::FromBytes(key.data() + 2).low64());
+  }));
+  if (bad_key) return Status::Corruption("seen key size");
   P.items = items;
 
   // Continue the log's counter after its last entry.

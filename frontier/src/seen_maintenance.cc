@@ -92,23 +92,14 @@ Status SeenSet::Rebuild(uint32_t p) {
   BlockedBloom* next = P.next.get();  // stable: only this function resets it
   auto start = Clock::now();
   auto last_log = start;
-  std::string prefix = PartitionPrefix(p);
-  std::string upper = PrefixSuccessor(prefix);
-  rocksdb::ReadOptions ro;
-  ro.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kSeen)));
   uint64_t scanned = 0;
-  for (it->Seek(prefix); it->Valid() && it->key().compare(upper) < 0; it->Next()) {
-    next->Add(Fingerprint::FromBytes(it->key().data() + 2).low64());
-    if ((++scanned & 0xffff) == 0) {
-      if (stop_flag_) break;
-      if (Clock::now() - last_log > std::chrono::seconds(2)) {
-        spdlog::info("seen-set: rebuild of partition {}: {} URLs scanned", p, scanned);
-        last_log = Clock::now();
-      }
+  Status st = ScanSeenPartition(store_, p, &stop_flag_, [&](const rocksdb::Slice& key) {
+    next->Add(Fingerprint::FromBytes(key.data() + 2).low64());
+    if ((++scanned & 0xffff) == 0 && Clock::now() - last_log > std::chrono::seconds(2)) {
+      spdlog::info("seen-set: rebuild of partition {}: {} URLs scanned", p, scanned);
+      last_log = Clock::now();
     }
-  }
-  Status st = FromRocks(it->status());
+  });
   std::lock_guard lock(P.mu);
   if (!st.ok() || stop_flag_) {
     P.next.reset();  // the old filter stays complete: nothing lost

@@ -1,7 +1,9 @@
 #pragma once
 // Internals of one seen-set partition and its RocksDB key encodings.
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +13,7 @@
 #include "crawlfront/common/bloom.h"
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/seen_set.h"
+#include "crawlfront/frontier/store.h"
 
 namespace crawlfront {
 
@@ -76,5 +79,10 @@ struct SnapHeader {
 };
 
 int64_t NowUnixMs();
+
+// Calls fn for every kSeen key of partition p, in key order, from one
+// consistent view; stops early (Ok) once *stop is set.
+Status ScanSeenPartition(Store* store, uint32_t p, const std::atomic<bool>* stop,
+                         const std::function<void(const rocksdb::Slice& key)>& fn);
 
 }  // namespace crawlfront

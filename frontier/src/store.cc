@@ -21,7 +21,7 @@ static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount));
 // each key prefix the memtable remembers where it last inserted, so a key
 // that lands next to the previous one of its prefix skips most of the
 // skip-list search, which dominated write CPU. The prefixes are runs written
-// mostly in key order: a host's queue and record, a partition's leases. A
+// mostly in key order: a host's queue, a partition's leases. A
 // key outside a transform's domain is inserted as before.
 // Only for column families that never get a DeleteRange: RocksDB 7.8 keeps
 // one hint map for a memtable's point and range-deletion skip lists, so a
@@ -44,7 +44,7 @@ class PrefixHint : public rocksdb::SliceTransform {
   size_t (*len_)(const rocksdb::Slice&);
 };
 
-// kQueue and kHost: be16 partition | be16 len | crawl | be16 len | host key.
+// kQueue: be16 partition | be16 len | crawl | be16 len | host key.
 size_t HostPrefixLen(const rocksdb::Slice& k) {
   if (k.size() < 4) return 0;
   size_t host_at = 4 + ReadBe16(k.data() + 2);
@@ -56,18 +56,12 @@ size_t HostPrefixLen(const rocksdb::Slice& k) {
 // kLease: the 2-byte partition (lease ids grow).
 size_t PartitionLen(const rocksdb::Slice& k) { return k.size() > 2 ? 2 : 0; }
 
-// kMeta: a few keys rewritten over and over (counters): the key is its own prefix.
-size_t WholeKeyLen(const rocksdb::Slice& k) { return k.size(); }
-
 std::shared_ptr<const rocksdb::SliceTransform> InsertHint(Cf which) {
   switch (which) {
     case Cf::kQueue:
-    case Cf::kHost:
       return std::make_shared<PrefixHint>("crawlfront.HostPrefix", HostPrefixLen);
     case Cf::kLease:
       return std::make_shared<PrefixHint>("crawlfront.Partition", PartitionLen);
-    case Cf::kMeta:
-      return std::make_shared<PrefixHint>("crawlfront.WholeKey", WholeKeyLen);
     default:
       // Random keys (seen fingerprints), or DeleteRange in use (see above).
       return nullptr;

@@ -12,23 +12,27 @@ namespace crawlfront {
 
 void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
   if (which == Cf::kSeen) {
-    // One skip list per partition (keys start with the 2-byte partition id):
-    // fingerprints are random, so a single skip list makes every insert and
-    // lookup a long search through the whole memtable. Scans stay within
-    // one partition (rebuild, load), which prefix iteration serves.
-    cf->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(2));
-    // Height 12, branching 4: a 64 MiB memtable puts up to ~10^4 keys in a
-    // partition's list; the default height (4) is for ~256 and degrades to
-    // a linear walk beyond.
+    // Many short skip lists: the prefix is the 2-byte partition id plus the
+    // fingerprint's first byte (256 buckets per partition). Fingerprints are
+    // random, so in one long list every insert is a chain of ~25 dependent
+    // cache misses; with one list per partition (2-byte prefix) a 64 MiB
+    // memtable still held ~800 keys per list and inserts cost 4.5-7 us
+    // each, against 1.1-2.5 us with 3-byte prefixes (docs/benchmarks.md).
+    // A partition scan (rebuild, load) is 256 prefix seeks (seen_scan.cc).
+    cf->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(3));
+    // 2^16 lists (4 prefixes each) keep the lists short (~12 keys at 10^6
+    // keys per memtable) for ~6 MiB of list heads per memtable.
     cf->memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(
-        /*bucket_count=*/1 << 16, /*skiplist_height=*/12, /*skiplist_branching_factor=*/4));
+        /*bucket_count=*/1 << 16, /*skiplist_height=*/4, /*skiplist_branching_factor=*/4));
   } else if (which == Cf::kHost || which == Cf::kMeta) {
-    // Records rewritten over and over (host counters, crawl counters): every
-    // rewrite is a new memtable entry placed before the older versions,
-    // where insert hints do not help, so each costs a full skip-list
-    // search. A small memtable keeps that search short and in cache; its
-    // flushes keep only the latest version of each record.
-    cf->write_buffer_size = std::min<size_t>(cf->write_buffer_size, 2 << 20);
+    // Records rewritten over and over (host counters, crawl counters) and
+    // read only at start-up: every rewrite in a skip list is a search placed
+    // before the older versions, where insert hints do not help (the largest
+    // share of a DONE's write CPU). An unsorted vector appends; a flush sorts
+    // once and keeps only the latest version of each record. Point reads of
+    // a vector memtable sort a copy, so only start-up may read these.
+    cf->memtable_factory.reset(new rocksdb::VectorRepFactory());
+    cf->write_buffer_size = std::min<size_t>(cf->write_buffer_size, 8 << 20);
   } else if (which == Cf::kSeenLog) {
     // Only appended to and read back at start-up (replay): an unsorted
     // vector costs nothing per insert and is sorted once per flush.
