@@ -15,3 +15,7 @@ crawlfront_bench(NAME seen_restart_bench
                  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_restart_bench.cc
                          ${PROJECT_SOURCE_DIR}/tests/bench/seen_restart_steps.cc
                  DEPS crawlfront_seen_set)
+# RocksDB memtable layouts for the seen-set's keys (store_memtable.cc).
+crawlfront_bench(NAME memtable_bench
+                 SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/memtable_bench.cc
+                 DEPS crawlfront_store)
