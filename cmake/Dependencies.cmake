@@ -13,6 +13,10 @@ pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
 # simweb's content codings (br, zstd; gzip is zlib).
 pkg_check_modules(BROTLI REQUIRED IMPORTED_TARGET libbrotlienc libbrotlidec)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+# WARC: one gzip member per record from a reused compressor (docs/warc.md),
+# SHA-1 digests from OpenSSL's libcrypto (the one libcurl already links).
+pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 if(CRAWLFRONT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

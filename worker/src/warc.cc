@@ -1,13 +1,15 @@
 #include "crawlfront/worker/warc.h"
 
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
+#include <openssl/evp.h>
 
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 namespace crawlfront {
@@ -16,66 +18,28 @@ namespace crawlfront {
 
 namespace {
 
-uint32_t Rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+// Fetched once: an EVP_sha1() digest is looked up again on every init.
+const EVP_MD* Sha1Md() {
+  static EVP_MD* md = EVP_MD_fetch(nullptr, "SHA1", nullptr);
+  return md;
+}
 
 }  // namespace
 
-Sha1::Sha1() : h_{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0} {}
-
-void Sha1::Block(const uint8_t* p) {
-  uint32_t w[80];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 |
-           uint32_t{p[4 * i + 2]} << 8 | uint32_t{p[4 * i + 3]};
-  }
-  for (int i = 16; i < 80; ++i)
-    w[i] = Rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-  uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
-  for (int i = 0; i < 80; ++i) {
-    uint32_t f, k;
-    if (i < 20)
-      f = (b & c) | (~b & d), k = 0x5A827999;
-    else if (i < 40)
-      f = b ^ c ^ d, k = 0x6ED9EBA1;
-    else if (i < 60)
-      f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
-    else
-      f = b ^ c ^ d, k = 0xCA62C1D6;
-    uint32_t t = Rotl(a, 5) + f + e + k + w[i];
-    e = d, d = c, c = Rotl(b, 30), b = a, a = t;
-  }
-  h_[0] += a, h_[1] += b, h_[2] += c, h_[3] += d, h_[4] += e;
-}
-
-void Sha1::Update(std::string_view data) {
-  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
-  size_t n = data.size();
-  total_bytes_ += n;
-  while (n > 0) {
-    if (buffered_ == 0 && n >= sizeof buffer_) {  // whole blocks: no copy
-      Block(p);
-      p += sizeof buffer_, n -= sizeof buffer_;
-      continue;
-    }
-    size_t take = std::min(n, sizeof buffer_ - buffered_);
-    std::memcpy(buffer_ + buffered_, p, take);
-    buffered_ += take, p += take, n -= take;
-    if (buffered_ == sizeof buffer_) Block(buffer_), buffered_ = 0;
+Sha1::Sha1() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr || Sha1Md() == nullptr || !EVP_DigestInit_ex2(ctx_, Sha1Md(), nullptr)) {
+    throw std::runtime_error("OpenSSL SHA-1 is unavailable");
   }
 }
+
+Sha1::~Sha1() { EVP_MD_CTX_free(ctx_); }
+
+void Sha1::Update(std::string_view data) { EVP_DigestUpdate(ctx_, data.data(), data.size()); }
 
 std::array<uint8_t, 20> Sha1::Final() {
-  uint64_t bits = total_bytes_ * 8;
-  static const uint8_t kPad[64] = {0x80};
-  // Pad with 0x80 and zeros up to 56 mod 64, then the 64-bit length.
-  size_t pad = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
-  Update(std::string_view(reinterpret_cast<const char*>(kPad), pad));
-  uint8_t length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(bits >> (56 - 8 * i));
-  Update(std::string_view(reinterpret_cast<const char*>(length), 8));
-  std::array<uint8_t, 20> out;
-  for (int i = 0; i < 20; ++i)
-    out[i] = static_cast<uint8_t>(h_[i / 4] >> (24 - 8 * (i % 4)));
+  std::array<uint8_t, 20> out{};
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(ctx_, out.data(), &n);
   return out;
 }
 
@@ -164,23 +128,32 @@ std::string BlockDigest(std::string_view head, std::string_view body) {
   return "sha1:" + Base32(digest.data(), digest.size());
 }
 
+// One compressor per thread and level: setting one up costs more than
+// compressing a small record (zlib's deflateInit2 per record was most of a
+// page's WARC CPU).
+libdeflate_compressor* CompressorFor(int level) {
+  struct Cache {
+    std::array<libdeflate_compressor*, 10> by_level{};
+    ~Cache() {
+      for (auto* c : by_level) libdeflate_free_compressor(c);
+    }
+  };
+  thread_local Cache cache;
+  libdeflate_compressor*& c = cache.by_level[level];
+  if (c == nullptr) c = libdeflate_alloc_compressor(level);
+  return c;
+}
+
 // Appends `in` to *out as one complete gzip member.
 Status AppendGzipMember(std::string_view in, int level, std::string* out) {
-  z_stream zs{};
-  // windowBits 15 + 16: gzip wrapper rather than zlib.
-  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Status::Internal("deflateInit2 failed");
-  }
+  libdeflate_compressor* c = CompressorFor(level);
+  if (c == nullptr) return Status::Internal("cannot allocate a gzip compressor");
   size_t start = out->size();
-  out->resize(start + deflateBound(&zs, in.size()));
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out->data() + start);
-  zs.avail_out = static_cast<uInt>(out->size() - start);
-  int rc = deflate(&zs, Z_FINISH);  // one call: the output buffer is large enough
-  out->resize(start + zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Status::Internal("deflate did not finish");
+  out->resize(start + libdeflate_gzip_compress_bound(c, in.size()));
+  size_t n = libdeflate_gzip_compress(c, in.data(), in.size(), out->data() + start,
+                                      out->size() - start);
+  out->resize(start + n);
+  if (n == 0) return Status::Internal("gzip compression failed");
   return Status::Ok();
 }
 
@@ -189,8 +162,6 @@ Status AppendRecord(const std::string& record, int level, std::string* out) {
     out->append(record);
     return Status::Ok();
   }
-  // zlib counts in uInt; a record over 4 GiB is refused rather than split.
-  if (record.size() > 0xFFFFFFF0u) return Status::InvalidArgument("record over 4 GiB");
   return AppendGzipMember(record, level, out);
 }
 

@@ -15,22 +15,24 @@
 
 #include "crawlfront/common/status.h"
 
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
+
 namespace crawlfront {
 
-// Incremental SHA-1 (FIPS 180-4), for WARC digests. Not for security.
+// Incremental SHA-1 (FIPS 180-4) through OpenSSL, for WARC digests. Not for
+// security.
 class Sha1 {
  public:
   Sha1();
+  ~Sha1();
+  Sha1(const Sha1&) = delete;
+  Sha1& operator=(const Sha1&) = delete;
   void Update(std::string_view data);
   // The 20-byte digest; the object must not be used afterwards.
   std::array<uint8_t, 20> Final();
 
  private:
-  void Block(const uint8_t* p);
-  uint32_t h_[5];
-  uint8_t buffer_[64];
-  size_t buffered_ = 0;
-  uint64_t total_bytes_ = 0;
+  ::evp_md_ctx_st* ctx_;
 };
 
 // RFC 4648 base32 (upper case, '=' padding), the WARC digest encoding.
@@ -52,7 +54,7 @@ struct WarcOptions {
   // Larger files mean fewer files; smaller ones are easier to move.
   // Default: 1 GiB.
   uint64_t max_file_bytes = uint64_t{1} << 30;
-  // zlib level 1..9 writing .warc.gz (one gzip member per record); 0 writes
+  // Compression level 1..9 (libdeflate's, close to zlib's) writing .warc.gz (one gzip member per record); 0 writes
   // plain uncompressed .warc. Higher levels cost CPU for a few % of size.
   // Default: 6.
   int gzip_level = 6;
