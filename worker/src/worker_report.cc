@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "crawlfront/common/url.h"
 #include "crawlfront/worker/links.h"
@@ -17,16 +18,25 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// Links of an HTML page, canonicalized; failures are skipped.
+// Links of an HTML page, canonicalized and deduplicated; failures are
+// skipped. ExtractLinks already resolved them, so each is canonicalized
+// alone (no second parse of the page URL per link).
 std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& opts) {
+  static const UrlOptions kUrlOptions;  // built once (strip_params)
   LinkOptions link_opts;
   link_opts.respect_nofollow = opts.respect_nofollow;
   link_opts.max_links = opts.max_links;
   ExtractedLinks extracted = ExtractLinks(r.body, r.url, link_opts);
   std::vector<std::string> out;
+  // Views into `out`, which never reallocates (reserved): distinct links can
+  // share a canonical form ("/a/../b" and "/b").
+  out.reserve(extracted.links.size());
+  std::unordered_set<std::string_view> kept;
   for (const std::string& link : extracted.links) {
-    Result<CanonicalUrl> c = ResolveAndCanonicalize(r.url, link);
-    if (c.ok()) out.push_back(std::move(c->spec));
+    Result<CanonicalUrl> c = Canonicalize(link, kUrlOptions);
+    if (!c.ok() || kept.count(c->spec) != 0) continue;
+    out.push_back(std::move(c->spec));
+    kept.insert(out.back());
   }
   return out;
 }
