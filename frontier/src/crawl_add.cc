@@ -23,6 +23,25 @@ SeenKey SeenKeyFor(std::string_view crawl, const CanonicalUrl& url) {
   return k;
 }
 
+// The host of `url` if it is spelled like a canonical spec (scheme, host,
+// optional port, then a path), or empty. Cheap: no parsing, no checks.
+std::string_view CanonicalLookingHost(std::string_view url) {
+  size_t start;
+  if (url.starts_with("http://")) {
+    start = 7;
+  } else if (url.starts_with("https://")) {
+    start = 8;
+  } else {
+    return {};
+  }
+  const size_t slash = url.find('/', start);
+  if (slash == std::string_view::npos) return {};
+  std::string_view authority = url.substr(start, slash - start);
+  if (authority.find_first_of("@?#") != std::string_view::npos) return {};
+  if (authority.starts_with('[')) return authority.substr(0, authority.find(']') + 1);
+  return authority.substr(0, authority.find(':'));
+}
+
 }  // namespace
 
 struct CrawlCore::Prepared {
@@ -31,10 +50,35 @@ struct CrawlCore::Prepared {
   CanonicalUrl canon;
   SeenKey key;
   HostState* host = nullptr;
+  bool known_seen = false;  // found in the seen-set as given: no insert
 };
+
+// Most links a crawl reports are already seen and were sent canonical. A
+// URL whose exact spelling is in the seen-set is a canonical spec (only
+// canonical specs go in; fingerprints are 128-bit), so it is answered
+// "seen" without canonicalizing it (docs/scheduling.md, "Adding URLs").
+bool CrawlCore::KnownAsGiven(std::string_view crawl_id, const AddRequest& r,
+                             Prepared* p) const {
+  if (r.refetch_at_ms > 0 || r.url.size() > options_.url.max_length) return false;
+  const std::string_view host = CanonicalLookingHost(r.url);
+  if (host.empty()) return false;
+  CanonicalUrl c{std::string(r.url), std::string(host),
+                 HostKeyFor(host, options_.url.host_key_mode)};
+  const SeenKey key = SeenKeyFor(crawl_id, c);
+  Result<bool> seen = seen_->Contains(key);
+  if (!seen.ok() || !*seen) return false;
+  p->canon = std::move(c);
+  p->key = key;
+  p->known_seen = true;
+  return true;
+}
 
 void CrawlCore::PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
   p->req = &r;
+  if (KnownAsGiven(crawl_id, r, p)) {
+    if (auto why = scope_.Check(p->canon, r.depth)) p->reason = std::move(*why);
+    return;
+  }
   auto canon = Canonicalize(r.url, options_.url);
   if (!canon.ok()) {
     p->reason = "bad url: " + canon.status().message();
@@ -97,6 +141,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
         p.reason = "host budget exhausted";
         continue;
       }
+      if (p.known_seen) continue;
       cand.push_back(i);
       keys.push_back(p.key);
     }
@@ -146,6 +191,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       any_new |= seen[k] == SeenResult::kNew;
     }
     for (size_t i = 0; i < preps.size(); ++i) {
+      if (preps[i].known_seen && preps[i].reason.empty()) (*out)[i].kind = AddResult::Kind::kSeen;
       if (preps[i].reason.empty()) continue;
       (*out)[i].reason = preps[i].reason;
       ++crawl.stats.urls_rejected;

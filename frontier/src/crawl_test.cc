@@ -101,6 +101,33 @@ TEST_F(CrawlAddTest, HostBudgetRejectsBeyondLimit) {
   EXPECT_EQ(AddUrls({"http://a.test/5"})[0].kind, Kind::kNew);
 }
 
+// URLs found in the seen-set as given skip canonicalization (crawl_add.cc,
+// KnownAsGiven) but not the rules: scope and host budgets still reject
+// them, as they reject other spellings.
+TEST_F(CrawlAddTest, KnownUrlsAsGivenKeepScopeAndBudgetRules) {
+  CrawlOptions o = NoRobotsOptions();
+  o.max_depth = 1;
+  o.max_urls_per_host = 2;
+  Open(o);
+  auto add = [&](std::string url, uint32_t depth) {
+    std::vector<AddRequest> req{AddRequest{std::move(url), depth, 0, "", 0}};
+    std::vector<AddResult> out;
+    EXPECT_TRUE(core_->Add("", req, &out).ok());
+    return out.at(0);
+  };
+  EXPECT_EQ(add("http://a.test:8080/p", 0).kind, Kind::kNew);
+  EXPECT_EQ(add("http://a.test:8080/p", 0).kind, Kind::kSeen);
+  AddResult deep = add("http://a.test:8080/p", 2);
+  EXPECT_EQ(deep.kind, Kind::kRejected);
+  EXPECT_NE(deep.reason.find("depth"), std::string::npos) << deep.reason;
+  EXPECT_EQ(add("http://a.test/q", 0).kind, Kind::kNew);  // a.test's budget: 2 of 2
+  AddResult over = add("http://a.test/q", 0);
+  EXPECT_EQ(over.kind, Kind::kRejected);
+  EXPECT_EQ(over.reason, "host budget exhausted");
+  EXPECT_EQ(core_->Stats("").urls_rejected, 2u);
+  EXPECT_EQ(core_->Stats("").urls_seen, 2u);
+}
+
 TEST_F(CrawlAddTest, RefetchRequeuesKnownUrlAtItsTime) {
   Open(NoRobotsOptions());
   AddUrls({"http://a.test/1"});
