@@ -112,6 +112,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   db_options.max_background_jobs = options.background_jobs;
   db_options.bytes_per_sync = 1 << 20;
   db_options.enable_pipelined_write = true;
+  // A column family written rarely (crawl counters, user filters) would pin
+  // every WAL file since its last flush: RocksDB's own limit, 4x all
+  // memtables (~3.6 GB here), is what a restart would replay. Past this
+  // size the oldest memtables are flushed instead.
+  db_options.max_total_wal_size = 4 * options.write_buffer_bytes;
   // Insert hints (see PrefixHint) work only for serial memtable inserts;
   // with two cores, parallel inserts of one write group gained little.
   db_options.allow_concurrent_memtable_write = false;

@@ -46,7 +46,8 @@ struct StoreOptions {
   // Larger keeps more of the exact set in RAM. Default: 256 MiB.
   uint64_t block_cache_bytes = 256ull << 20;
   // Memtable size per column family; larger absorbs more inserts before a
-  // flush at the cost of RAM and recovery time. Default: 64 MiB.
+  // flush at the cost of RAM and recovery time. The WAL is kept under 4x
+  // this. Default: 64 MiB.
   uint64_t write_buffer_bytes = 64ull << 20;
   // Background threads for flush and compaction. Default: 2.
   int background_jobs = 2;
