@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <vector>
 
 #include "crawlfront/frontier/crawl_scope.h"
 
@@ -16,30 +17,48 @@ std::string NormalizeSuffix(std::string_view s) {
   return out;
 }
 
-// Path segments of "/a/b/c" -> a, b, c (empty segments are skipped).
-std::vector<std::string_view> PathSegments(std::string_view path) {
-  std::vector<std::string_view> segs;
+// Path segments of "/a/b/c" -> a, b, c (empty segments are skipped), into
+// *segs (cleared first; reused so that the check allocates nothing).
+void PathSegments(std::string_view path, std::vector<std::string_view>* segs) {
+  segs->clear();
   size_t i = 0;
   while (i < path.size()) {
     size_t j = path.find('/', i);
     if (j == std::string_view::npos) j = path.size();
-    if (j > i) segs.push_back(path.substr(i, j - i));
+    if (j > i) segs->push_back(path.substr(i, j - i));
     i = j + 1;
   }
-  return segs;
 }
 
+// Whether a segment of `segs` occurs more than `max` times. Short paths (all
+// real ones) are counted pairwise, which allocates nothing; long ones (up to
+// max_path_depth, configurable to 10^4) through a hash map.
+bool HasRepeats(const std::vector<std::string_view>& segs, uint32_t max) {
+  if (segs.size() <= 64) {
+    for (size_t i = 0; i < segs.size(); ++i) {
+      uint32_t count = 1;
+      for (size_t j = 0; j < i; ++j) count += segs[j] == segs[i];
+      if (count > max) return true;
+    }
+    return false;
+  }
+  std::unordered_map<std::string_view, uint32_t> counts;
+  for (std::string_view s : segs) {
+    if (++counts[s] > max) return true;
+  }
+  return false;
+}
+
+// Runs on every added URL.
 std::optional<std::string> CheckTraps(std::string_view spec, const CrawlOptions& o) {
   if (spec.size() > o.max_url_length) return "url too long";
   std::string_view pq = PathAndQuery(spec);
   size_t q = pq.find('?');
   std::string_view path = pq.substr(0, q);
-  std::vector<std::string_view> segs = PathSegments(path);
+  thread_local std::vector<std::string_view> segs;
+  PathSegments(path, &segs);
   if (segs.size() > o.max_path_depth) return "path too deep";
-  std::unordered_map<std::string_view, uint32_t> counts;
-  for (std::string_view s : segs) {
-    if (++counts[s] > o.max_repeated_path_segments) return "repeated path segment";
-  }
+  if (HasRepeats(segs, o.max_repeated_path_segments)) return "repeated path segment";
   if (q != std::string_view::npos) {
     std::string_view query = pq.substr(q + 1);
     size_t params = query.empty() ? 0 : 1 + std::count(query.begin(), query.end(), '&');

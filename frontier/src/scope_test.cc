@@ -47,6 +47,32 @@ TEST(ScopeTest, RulesGiveTheirReason) {
   }
 }
 
+// Repeats are counted the same in short paths and in long ones (past 64
+// segments the count takes another route).
+TEST(ScopeTest, RepeatedSegmentsInShortAndLongPaths) {
+  CrawlOptions o;
+  o.max_path_depth = 1000;
+  o.max_url_length = 4000;
+  o.max_repeated_path_segments = 2;
+  auto rules = ScopeRules::Compile(o);
+  ASSERT_TRUE(rules.ok());
+  auto path = [](int segments, int repeats_of_x) {
+    std::string p = "http://a.test";
+    for (int i = 0; i < segments - repeats_of_x; ++i) p += "/s" + std::to_string(i);
+    for (int i = 0; i < repeats_of_x; ++i) p += "/x";
+    return p;
+  };
+  for (int segments : {5, 64, 65, 300}) {
+    for (int repeats : {2, 3}) {
+      auto canon = Canonicalize(path(segments, repeats));
+      ASSERT_TRUE(canon.ok());
+      EXPECT_EQ(rules->Check(*canon, 0).value_or(""),
+                repeats > 2 ? "repeated path segment" : "")
+          << segments << " segments, x " << repeats << " times";
+    }
+  }
+}
+
 TEST(ScopeTest, BadRegexFailsCompile) {
   CrawlOptions o;
   o.deny_regexes = {"(unclosed"};
