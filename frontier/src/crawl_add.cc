@@ -191,7 +191,8 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       any_new |= seen[k] == SeenResult::kNew;
     }
     for (size_t i = 0; i < preps.size(); ++i) {
-      if (preps[i].known_seen && preps[i].reason.empty()) (*out)[i].kind = AddResult::Kind::kSeen;
+      if (preps[i].known_seen && preps[i].reason.empty())
+        (*out)[i].kind = AddResult::Kind::kSeen;
       if (preps[i].reason.empty()) continue;
       (*out)[i].reason = preps[i].reason;
       ++crawl.stats.urls_rejected;

@@ -4,9 +4,8 @@
 // are not the point; compression and digests are).
 //   build/bench/warc_bench [--benchmark_filter=...]
 
-#include <unistd.h>
-
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -21,8 +20,9 @@ namespace {
 // An HTML page of about `bytes` from a small vocabulary (compresses about
 // as well as simweb's and real pages do), with `links` anchors.
 std::string Page(size_t bytes, int links, std::mt19937_64& rng) {
-  static const char* kWords[] = {"crawl", "frontier", "page", "host", "the", "of", "and",
-                                 "bloom", "filter", "queue", "robots", "link", "seed"};
+  static const char* kWords[] = {"crawl",  "frontier", "page",  "host",   "the",
+                                 "of",     "and",      "bloom", "filter", "queue",
+                                 "robots", "link",     "seed"};
   std::string s = "<!doctype html><html><head><title>page</title></head><body>\n";
   for (int i = 0; s.size() < bytes; ++i) {
     if (i % 8 == 0 && links-- > 0) {

@@ -1,8 +1,8 @@
 #include "crawlfront/worker/warc.h"
 
-#include <unistd.h>
 #include <libdeflate.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,14 +27,17 @@ const EVP_MD* Sha1Md() {
 }  // namespace
 
 Sha1::Sha1() : ctx_(EVP_MD_CTX_new()) {
-  if (ctx_ == nullptr || Sha1Md() == nullptr || !EVP_DigestInit_ex2(ctx_, Sha1Md(), nullptr)) {
+  if (ctx_ == nullptr || Sha1Md() == nullptr ||
+      !EVP_DigestInit_ex2(ctx_, Sha1Md(), nullptr)) {
     throw std::runtime_error("OpenSSL SHA-1 is unavailable");
   }
 }
 
 Sha1::~Sha1() { EVP_MD_CTX_free(ctx_); }
 
-void Sha1::Update(std::string_view data) { EVP_DigestUpdate(ctx_, data.data(), data.size()); }
+void Sha1::Update(std::string_view data) {
+  EVP_DigestUpdate(ctx_, data.data(), data.size());
+}
 
 std::array<uint8_t, 20> Sha1::Final() {
   std::array<uint8_t, 20> out{};

@@ -159,6 +159,18 @@ TEST(BuildReportTest, NofollowCanBeIgnored) {
             std::vector<std::string>{"http://site.test/n"});
 }
 
+// Links that differ only until canonicalized are reported once, canonical.
+TEST(BuildReportTest, LinksSharingACanonicalFormAreSentOnce) {
+  Lease page{"L", "http://site.test/d/", 0, 1, "page", "default"};
+  FetchResult r =
+      Response(200, {{"content-type", "text/html"}},
+               "<a href=/a/../b>1</a><a href=/b>2</a>"
+               "<a href='http://SITE.test:80/b'>3</a><a href=c?utm_source=x>4</a>");
+  r.url = "http://site.test/d/";
+  EXPECT_EQ(BuildReport(page, r, {"w", true, 10, 1}).links,
+            (std::vector<std::string>{"http://site.test/b", "http://site.test/d/c"}));
+}
+
 TEST(BuildReportTest, RobotsBodyIsCapped) {
   Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
   Report rep = BuildReport(robots, Response(200, {}, std::string(kMaxRobotsBytes + 10, 'x')),

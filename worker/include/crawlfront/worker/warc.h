@@ -54,9 +54,9 @@ struct WarcOptions {
   // Larger files mean fewer files; smaller ones are easier to move.
   // Default: 1 GiB.
   uint64_t max_file_bytes = uint64_t{1} << 30;
-  // Compression level 1..9 (libdeflate's, close to zlib's) writing .warc.gz (one gzip member per record); 0 writes
-  // plain uncompressed .warc. Higher levels cost CPU for a few % of size.
-  // Default: 6.
+  // Compression level 1..9 (libdeflate's, close to zlib's) writing .warc.gz (one gzip
+  // member per record); 0 writes plain uncompressed .warc. Higher levels cost CPU for a
+  // few % of size. Default: 6.
   int gzip_level = 6;
   // warcinfo "software" field. Default: "crawlfront/0.1".
   std::string software = "crawlfront/0.1";
