@@ -1,13 +1,52 @@
 // libFuzzer target: RespParser over arbitrary bytes in both modes, with
-// small limits so every limit path is reachable. Re-encodes what parses.
+// small limits so every limit path is reachable. Re-encodes what parses, and
+// checks that NextCommand's whole-request fast path agrees with Next().
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "crawlfront/common/resp.h"
 
+namespace {
+
+using crawlfront::RespParser;
+
+// Commands (then the error text, if any) from `input` fed in two pieces.
+std::vector<std::vector<std::string>> Commands(std::string_view input,
+                                               crawlfront::RespLimits limits,
+                                               bool use_next_command) {
+  RespParser parser(RespParser::Mode::kRequest, limits);
+  std::vector<std::vector<std::string>> got;
+  std::vector<std::string> args;
+  size_t split = input.size() / 2;
+  for (std::string_view piece : {input.substr(0, split), input.substr(split)}) {
+    parser.Feed(piece);
+    for (size_t i = 0; i <= input.size(); ++i) {
+      crawlfront::Result<bool> r = false;
+      if (use_next_command) {
+        r = parser.NextCommand(&args);
+      } else {
+        crawlfront::RespValue v;
+        r = parser.Next(&v);
+        args.clear();
+        for (const auto& e : v.elements) args.push_back(e.str);
+      }
+      if (!r.ok()) {
+        got.push_back({r.status().message()});
+        return got;
+      }
+      if (!*r) break;
+      got.push_back(args);
+    }
+  }
+  return got;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using crawlfront::RespParser;
   crawlfront::RespLimits limits;
   limits.max_bulk_len = 1024;
   limits.max_array_len = 64;
@@ -34,5 +73,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       writer.Value(value);
     }
   }
+  if (Commands(input, limits, true) != Commands(input, limits, false)) std::abort();
   return 0;
 }

@@ -128,6 +128,77 @@ TEST(RespParserTest, RequestsAndInlineCommands) {
   }
 }
 
+// What the general path (Next) makes of a request stream fed in two pieces:
+// the commands, then "error: <message>" if it fails.
+std::vector<std::vector<std::string>> Commands(std::string_view wire, size_t split,
+                                               RespLimits limits, bool use_next_command) {
+  RespParser parser(RespParser::Mode::kRequest, limits);
+  std::vector<std::vector<std::string>> got;
+  std::vector<std::string> args;
+  for (std::string_view piece : {wire.substr(0, split), wire.substr(split)}) {
+    parser.Feed(piece);
+    for (;;) {
+      Result<bool> r = false;
+      if (use_next_command) {
+        r = parser.NextCommand(&args);
+      } else {
+        RespValue v;
+        r = parser.Next(&v);
+        args.clear();
+        for (const RespValue& e : v.elements) args.push_back(e.str);
+      }
+      if (!r.ok()) {
+        got.push_back({"error: " + r.status().message()});
+        return got;
+      }
+      if (!*r) break;
+      got.push_back(args);
+    }
+  }
+  return got;
+}
+
+TEST(RespParserTest, WholeRequestFastPathAgreesWithGeneralPath) {
+  RespLimits small;
+  small.max_bulk_len = 8;
+  small.max_array_len = 3;
+  small.max_frame_bytes = 40;
+  const std::string streams[] = {
+      "*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$5\r\nitem1\r\n*1\r\n$4\r\nPING\r\n",
+      "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*2\r\n$4\r\nECHO\r\n$5\r\na\r\nbc\r\n",
+      "*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\nPING\r\n*1\r\n$4\r\nQUIT\r\n",
+      "*4\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n",  // over max_array_len
+      "*1\r\n$9\r\n123456789\r\n",                                // over max_bulk_len
+      "*3\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n",  // frame
+      "*1\r\n$3\r\nabcXY",                     // body not terminated by CRLF
+      "*1\r\n$-1\r\n",                         // null bulk in a request
+      "*1\r\n$+3\r\nabc\r\n",                // signed length
+      "*1\r\n$0000000000000000003\r\nabc\r\n",  // 19 digits
+      "*1\r\n:1\r\n",                          // not a bulk string
+      "*2\r\n$1\r\na\r\n",                   // truncated
+      "*01\r\n$01\r\na\r\n",                 // leading zeros are fine
+      "*1\r\n$1\na\r\n",                      // header without CR
+  };
+  for (const std::string& wire : streams) {
+    for (size_t split = 0; split <= wire.size(); ++split) {
+      EXPECT_EQ(Commands(wire, split, small, true), Commands(wire, split, small, false))
+          << wire << " split at " << split;
+    }
+  }
+}
+
+TEST(RespParserTest, NextCommandReusesAndResizesArgs) {
+  RespParser parser(RespParser::Mode::kRequest);
+  parser.Feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n");
+  std::vector<std::string> args = {"stale", "x", "y", "z"};
+  ASSERT_TRUE(*parser.NextCommand(&args));
+  EXPECT_EQ(args, (std::vector<std::string>{"SET", "k", "v"}));
+  ASSERT_TRUE(*parser.NextCommand(&args));
+  EXPECT_EQ(args, (std::vector<std::string>{"PING"}));
+  EXPECT_FALSE(*parser.NextCommand(&args));
+  EXPECT_TRUE(args.empty());
+}
+
 TEST(RespParserTest, MalformedFramesAreErrors) {
   RespLimits small;
   small.max_bulk_len = 16;

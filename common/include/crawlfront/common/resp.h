@@ -139,6 +139,7 @@ class RespParser {
   Step ParseScalar(char type, std::string_view line, RespValue* out);
   Step ParseBulk(char type, std::string_view line, RespValue* out);
   Step ParseInline(RespValue* out);
+  bool TakeWholeRequest(std::vector<std::string>* args);
   Step Fail(std::string message);
   // Attaches a completed value to the open aggregates; true when a whole
   // top-level value is ready in *done.
