@@ -226,14 +226,16 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
     }
   }
   if (!logged) return Status::Ok();
-  std::string key = f.log_prefix;
-  AppendBe64(&key, last);
   if (merged) {
-    // Keyed by the highest counter in it (see bf_store.h).
-    if (merged->key.empty() || merged->key < key) merged->key = std::move(key);
+    // Keyed by the highest counter in it (see bf_store.h). The counter only
+    // grows, so the key is rewritten in place: no string built per add.
+    merged->key.assign(f.log_prefix);
+    AppendBe64(&merged->key, last);
     group->OnFailure(MarkUnloggedLocking, &f);  // filters live as long as the registry
     return Status::Ok();
   }
+  std::string key = f.log_prefix;
+  AppendBe64(&key, last);
   rocksdb::WriteBatch batch;
   batch.Put(cf, key, own);
   Status st = store_->Write(&batch);

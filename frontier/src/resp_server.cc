@@ -9,7 +9,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
@@ -23,13 +22,29 @@ namespace crawlfront {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
+// One io_context per io thread, each connection on one of them: a
+// connection's handlers never hop threads (no strand locks, no hand-off
+// between threads per completion); BF.ADD without pipelining took ~10% less
+// CPU per request than with one shared io_context and strands.
 struct RespServer::Io {
+  using Work = asio::executor_work_guard<asio::io_context::executor_type>;
   // A nested type may use RespServer's private members.
   static asio::awaitable<void> AcceptLoop(RespServer& server);
 
-  asio::io_context ioc;
-  tcp::acceptor acceptor{asio::make_strand(ioc)};
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  explicit Io(int threads) : loops(MakeLoops(threads)), acceptor(*loops.front()) {
+    for (auto& loop : loops) work.emplace_back(loop->get_executor());
+  }
+  static std::vector<std::unique_ptr<asio::io_context>> MakeLoops(int n) {
+    std::vector<std::unique_ptr<asio::io_context>> loops;
+    for (int i = 0; i < n; ++i) loops.push_back(std::make_unique<asio::io_context>(1));
+    return loops;
+  }
+  asio::io_context& NextLoop() { return *loops[next_loop++ % loops.size()]; }
+
+  std::vector<std::unique_ptr<asio::io_context>> loops;
+  std::vector<Work> work;
+  size_t next_loop = 0;  // used by the accept loop only
+  tcp::acceptor acceptor;
 };
 
 namespace {
@@ -154,7 +169,8 @@ RespServer::RespServer(RespServerOptions options) : options_(std::move(options))
 RespServer::~RespServer() { Stop(); }
 
 void RespServer::Register(std::string name, CommandSpec spec) {
-  commands_[Upper(name)] = std::move(spec);
+  auto [it, added] = commands_.insert_or_assign(Upper(name), std::move(spec));
+  command_index_[it->first] = &*it;  // map nodes never move
 }
 
 void RespServer::SetInfoProvider(std::function<std::string(std::string_view)> provider) {
@@ -187,12 +203,13 @@ void RespServer::Dispatch(CallContext& ctx) {
   const std::string& name = ctx.args()[0];
   // Upper-cased on the stack: no allocation per command.
   char upper[64];
-  auto it = commands_.end();
+  const std::pair<const std::string, CommandSpec>* entry = nullptr;
   if (name.size() <= sizeof upper) {
     for (size_t i = 0; i < name.size(); ++i) upper[i] = AsciiUpper(name[i]);
-    it = commands_.find(std::string_view(upper, name.size()));
+    auto found = command_index_.find(std::string_view(upper, name.size()));
+    if (found != command_index_.end()) entry = found->second;
   }
-  if (it == commands_.end()) {
+  if (entry == nullptr) {
     // Same text as Redis 7, so client libraries recognise it.
     std::string args;
     for (size_t i = 1; i < ctx.args().size() && args.size() < 128; ++i) {
@@ -202,14 +219,14 @@ void RespServer::Dispatch(CallContext& ctx) {
               "', with args beginning with: " + args);
     return;
   }
-  const CommandSpec& spec = it->second;
+  const CommandSpec& spec = entry->second;
   if (!ctx.client().authenticated && !(spec.flags & kCmdNoAuth)) {
     out.Error("NOAUTH Authentication required.");
     return;
   }
   int argc = static_cast<int>(ctx.args().size());
   if ((spec.arity > 0 && argc != spec.arity) || (spec.arity < 0 && argc < -spec.arity)) {
-    std::string lower = it->first;
+    std::string lower = entry->first;
     for (char& c : lower)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     out.Error("ERR wrong number of arguments for '" + lower + "' command");
@@ -230,7 +247,10 @@ void RespServer::Dispatch(CallContext& ctx) {
 
 Status RespServer::Start() {
   if (running_ || io_) return Status::InvalidArgument("RespServer::Start called twice");
-  io_ = std::make_unique<Io>();
+  int threads = options_.threads > 0
+                    ? options_.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  io_ = std::make_unique<Io>(threads);
   tcp::acceptor& acceptor = io_->acceptor;
   Status listening = OpenListener(acceptor, options_.listen, !options_.auth_token.empty());
   if (!listening.ok()) {
@@ -239,13 +259,9 @@ Status RespServer::Start() {
   }
   port_ = acceptor.local_endpoint().port();
   started_at_ = std::chrono::steady_clock::now();
-  io_->work.emplace(io_->ioc.get_executor());
   asio::co_spawn(acceptor.get_executor(), Io::AcceptLoop(*this),
                  [](std::exception_ptr) {});
-  int threads = options_.threads > 0
-                    ? options_.threads
-                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_->ioc.run(); });
+  for (auto& loop : io_->loops) threads_.emplace_back([&loop] { loop->run(); });
   running_ = true;
   return Status::Ok();
 }
@@ -258,7 +274,7 @@ asio::awaitable<void> RespServer::Io::AcceptLoop(RespServer& server) {
   while (acceptor.is_open()) {
     boost::system::error_code ec;
     tcp::socket socket = co_await acceptor.async_accept(
-        asio::make_strand(io.ioc), asio::redirect_error(asio::use_awaitable, ec));
+        io.NextLoop(), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (!acceptor.is_open()) break;
       // Out of descriptors (EMFILE) and the like: back off instead of spinning.
@@ -299,8 +315,8 @@ void RespServer::Stop() {
   for (int i = 0; i < 100 && connections_current_.load() > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  io_->work.reset();
-  io_->ioc.stop();
+  io_->work.clear();
+  for (auto& loop : io_->loops) loop->stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   // The posted close may not have run before ioc.stop(): the listening

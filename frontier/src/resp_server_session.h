@@ -1,8 +1,8 @@
 #pragma once
 // One client connection of RespServer (private to the server). All state is
-// touched only on the connection's strand; two coroutines run there: Run()
-// (read, execute every buffered request, group commit, write) and
-// Watchdog() (idle timeout).
+// touched only on the connection's io thread (it belongs to one io_context,
+// run by one thread); two coroutines run there: Run() (read, execute every
+// buffered request, group commit, write) and Watchdog() (idle timeout).
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>

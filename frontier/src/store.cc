@@ -202,11 +202,17 @@ void AppendBe16(std::string* out, uint16_t v) {
   out->push_back(static_cast<char>(v >> 8));
   out->push_back(static_cast<char>(v));
 }
+// One append instead of a push_back (and capacity check) per byte: keys
+// are built per URL and per Bloom add.
 void AppendBe32(std::string* out, uint32_t v) {
-  for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>(v >> s));
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(v >> (24 - 8 * i));
+  out->append(b, sizeof b);
 }
 void AppendBe64(std::string* out, uint64_t v) {
-  for (int s = 56; s >= 0; s -= 8) out->push_back(static_cast<char>(v >> s));
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (56 - 8 * i));
+  out->append(b, sizeof b);
 }
 uint16_t ReadBe16(const char* p) {
   auto* u = reinterpret_cast<const unsigned char*>(p);
