@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "fetcher_loop.h"
 #include "fetcher_transfer.h"
 
 namespace crawlfront {
@@ -76,8 +77,12 @@ std::string FetchResult::Header(std::string_view lower_name) const {
 }
 
 // State shared between callers and the fetcher thread. `multi` and `active`
-// belong to the thread; the rest is guarded by `mu`.
+// belong to the thread, `events` too except Wake(); the rest is guarded by
+// `mu`.
 struct Fetcher::Shared {
+  // First member, so destroyed last: curl calls its callbacks until the end
+  // of curl_multi_cleanup.
+  fetcher_internal::EventLoop events;
   CURLM* multi = nullptr;
   curl_slist* connect_to = nullptr;
   curl_slist* resolve = nullptr;
@@ -113,6 +118,7 @@ Result<std::unique_ptr<Fetcher>> Fetcher::Start(FetchOptions options) {
   if (s.multi == nullptr) return Status::Internal("curl_multi_init failed");
   // Multiplex HTTP/2 streams on one connection where the server offers it.
   curl_multi_setopt(s.multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  CRAWLFRONT_RETURN_IF_ERROR(s.events.Init(s.multi));
   f->thread_ = std::thread([p = f.get()] { p->Loop(); });
   return f;
 }
@@ -126,7 +132,7 @@ void Fetcher::Shutdown() {
   }
   shared_->results_cv.notify_all();
   if (thread_.joinable()) {
-    curl_multi_wakeup(shared_->multi);
+    shared_->events.Wake();
     thread_.join();
   }
 }
@@ -138,7 +144,7 @@ Status Fetcher::Submit(FetchRequest request) {
     shared_->queued.push_back(std::move(request));
     ++shared_->outstanding;
   }
-  curl_multi_wakeup(shared_->multi);  // thread-safe: interrupts curl_multi_poll
+  shared_->events.Wake();
   return Status::Ok();
 }
 
@@ -161,7 +167,7 @@ size_t Fetcher::outstanding() const {
 void Fetcher::Loop() {
   Shared& s = *shared_;
   std::vector<FetchResult> finished;
-  for (;;) {  // ends when Shutdown() sets stop; each pass sleeps in curl_multi_poll
+  for (;;) {  // ends when Shutdown() sets stop; each pass sleeps in RunOnce
     std::vector<FetchRequest> starting;
     {
       std::lock_guard<std::mutex> lock(s.mu);
@@ -193,8 +199,9 @@ void Fetcher::Loop() {
       }
       s.active.emplace(easy, std::move(*t));
     }
-    int running = 0;
-    curl_multi_perform(s.multi, &running);
+    // Sleeps only with nothing to deliver. Added handles asked for a timeout
+    // of 0, so RunOnce starts them without sleeping.
+    s.events.RunOnce(finished.empty());
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(s.multi, &left)) {
       if (msg->msg != CURLMSG_DONE) continue;
@@ -205,7 +212,6 @@ void Fetcher::Loop() {
       finished.push_back(it->second->Finish(code));
       s.active.erase(it);
     }
-    if (finished.empty()) curl_multi_poll(s.multi, nullptr, 0, 1000, nullptr);
   }
 }
 

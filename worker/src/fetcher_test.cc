@@ -5,7 +5,9 @@
 #include <netinet/in.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "fetcher_test_server.h"
 #include "fetcher_transfer.h"
@@ -49,7 +51,7 @@ TestResponse Route(const std::string& path, const std::string&) {
     r.body = Gzip(std::string(5000, 'z') + "end");
   } else if (path == "/big") {
     r.body = std::string(100000, 'b');
-  } else if (path == "/hang") {
+  } else if (path.starts_with("/hang")) {
     r.wait_for_gate = true;
     r.body = "late";
   }
@@ -70,6 +72,21 @@ class FetcherTest : public ::testing::Test {
 
   std::string Url(const std::string& path) {
     return "http://127.0.0.1:" + std::to_string(server_.port()) + path;
+  }
+
+  // Hosts h0.test .. h9.test resolving to the server. A host waits for its
+  // first response before opening a second connection (CURLOPT_PIPEWAIT), so
+  // transfers held at the server at once need distinct hosts.
+  FetchOptions HostOptions() {
+    FetchOptions o = Options();
+    for (int i = 0; i < 10; ++i) {
+      o.resolve.push_back("h" + std::to_string(i) + ".test:" +
+                          std::to_string(server_.port()) + ":127.0.0.1");
+    }
+    return o;
+  }
+  std::string HostUrl(int i, const std::string& path) {
+    return "http://h" + std::to_string(i) + ".test:" + std::to_string(server_.port()) + path;
   }
 
   // Fetches one URL and waits (bounded) for its result.
@@ -223,6 +240,108 @@ TEST_F(FetcherTest, ManyConcurrentTransfers) {
   EXPECT_EQ((*f)->outstanding(), 0u);
   // Keep-alive: far fewer connections than requests (at most max_transfers).
   EXPECT_LE(server_.connections(), 4);
+}
+
+// Waits (bounded) until the server has received `n` requests.
+bool WaitForRequests(const TestHttpServer& server, size_t n) {
+  for (int i = 0; i < 500 && server.requests().size() < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return server.requests().size() >= n;
+}
+
+TEST_F(FetcherTest, RequestsBeyondTheCapWaitInOrder) {
+  FetchOptions o = HostOptions();
+  o.max_transfers = 2;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  constexpr int kCount = 5;
+  for (int i = 0; i < kCount; ++i) {
+    ASSERT_TRUE((*f)->Submit({uint64_t(i), HostUrl(i, "/hang?" + std::to_string(i))}).ok());
+  }
+  ASSERT_TRUE(WaitForRequests(server_, 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::string> heads = server_.requests();
+  ASSERT_EQ(heads.size(), 2u);  // the cap holds while both are stuck
+  std::vector<std::string> paths;
+  for (const std::string& h : heads) paths.push_back(h.substr(0, h.find(" HTTP/")));
+  std::sort(paths.begin(), paths.end());
+  EXPECT_EQ(paths, (std::vector<std::string>{"GET /hang?0", "GET /hang?1"}));
+  server_.OpenGate();
+  std::vector<FetchResult> out;
+  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
+    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(out.size(), size_t{kCount});
+  for (const FetchResult& r : out) EXPECT_EQ(r.body, "late") << r.id << " " << r.error;
+}
+
+TEST_F(FetcherTest, OneTransferAtATimeKeepsSubmitOrder) {
+  FetchOptions o = Options();
+  o.max_transfers = 1;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  constexpr int kCount = 10;
+  for (int i = 0; i < kCount; ++i) {
+    ASSERT_TRUE((*f)->Submit({uint64_t(i), Url("/n?" + std::to_string(i))}).ok());
+  }
+  std::vector<FetchResult> out;
+  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
+    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(out.size(), size_t{kCount});
+  const std::vector<std::string> heads = server_.requests();
+  ASSERT_EQ(heads.size(), size_t{kCount});
+  for (int i = 0; i < kCount; ++i) {
+    EXPECT_TRUE(heads[i].starts_with("GET /n?" + std::to_string(i) + " ")) << heads[i];
+    EXPECT_EQ(out[i].id, uint64_t(i));
+  }
+}
+
+// Many sockets and events: every transfer completes intact under a small cap.
+TEST_F(FetcherTest, ManyTransfersUnderASmallCap) {
+  FetchOptions o = Options();
+  o.max_transfers = 8;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  constexpr int kCount = 200;
+  for (int i = 0; i < kCount; ++i) {
+    ASSERT_TRUE((*f)->Submit({uint64_t(i), Url(i % 2 ? "/big" : "/gzip")}).ok());
+  }
+  std::vector<FetchResult> out;
+  for (int i = 0; i < 600 && out.size() < kCount; ++i) {
+    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(out.size(), size_t{kCount});
+  std::vector<bool> seen(kCount, false);
+  for (const FetchResult& r : out) {
+    ASSERT_LT(r.id, uint64_t{kCount});
+    EXPECT_EQ(r.status, 200) << r.error;
+    EXPECT_EQ(r.body.size(), r.id % 2 ? 100000u : 5003u) << r.id;
+    seen[r.id] = true;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), kCount);
+  EXPECT_EQ((*f)->outstanding(), 0u);
+  EXPECT_LE(server_.connections(), 8);
+}
+
+TEST_F(FetcherTest, ShutdownWithRunningTransfersIsPrompt) {
+  FetchOptions o = HostOptions();
+  // No low-speed check: its 1 s timer would end the wait without Wake().
+  o.low_speed_bytes = 0;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE((*f)->Submit({uint64_t(i), HostUrl(i, "/hang")}).ok());
+  ASSERT_TRUE(WaitForRequests(server_, 4));
+  // Past curl's 200 ms happy-eyeballs timer; its next timers are seconds
+  // away, so only Wake() ends the wait in time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto start = std::chrono::steady_clock::now();
+  (*f)->Shutdown();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_EQ((*f)->Submit({9, Url("/ok")}).code(), Status::Code::kBusy);
+  std::vector<FetchResult> out;
+  EXPECT_EQ((*f)->TakeResults(&out, std::chrono::milliseconds(0)), 0u);
 }
 
 TEST(FetcherOptionsTest, BadOptionsAreRejected) {

@@ -1,8 +1,9 @@
 #pragma once
 // HTTP fetcher over the libcurl multi interface. One dedicated thread drives
-// one multi handle with curl_multi_poll (it sleeps until a socket is ready or
-// a new request is submitted), so many transfers share one connection cache
-// and never busy-poll. docs/worker.md describes the behaviour.
+// one multi handle with curl's socket API and epoll (it sleeps until a socket
+// is ready, curl's timer is due or a new request is submitted), so many
+// transfers share one connection cache and never busy-poll. docs/worker.md
+// describes the behaviour.
 
 #include <chrono>
 #include <cstdint>
