@@ -65,8 +65,10 @@ Result<BfChain> BfChain::Create(const BfParams& params, uint64_t max_bytes) {
 
 // As RedisBloom: probe every sub-filter first (an item in an old one is
 // not new), then grow if the last one is at capacity.
-BfStep BfChain::Add(uint64_t hash) {
-  if (Contains(hash)) return BfStep::kExists;
+BfStep BfChain::Add(uint64_t hash, size_t skip) {
+  for (size_t i = links_.size(); i-- > skip;) {  // newest first
+    if (links_[i].filter->MayContain(hash)) return BfStep::kExists;
+  }
   BfLink& last = links_.back();
   if (last.items >= last.capacity) {
     return params_.nonscaling ? BfStep::kFull : BfStep::kNeedLink;
@@ -77,12 +79,28 @@ BfStep BfChain::Add(uint64_t hash) {
   return BfStep::kAdded;
 }
 
-void BfChain::Warm(std::span<const uint64_t> hashes) const {
+void BfChain::ContainsBatch(std::span<const uint64_t> hashes, size_t links,
+                            uint8_t* out) const {
+  std::memset(out, 0, hashes.size());
+  uint8_t hit[256];
+  for (size_t at = 0; at < hashes.size(); at += sizeof hit) {
+    auto part = hashes.subspan(at, std::min(sizeof hit, hashes.size() - at));
+    for (size_t l = 0; l < std::min(links, links_.size()); ++l) {
+      links_[l].filter->MayContainBatch(part, hit);
+      for (size_t i = 0; i < part.size(); ++i) out[at + i] |= hit[i];
+    }
+  }
+}
+
+size_t BfChain::PrepareAdds(std::span<const uint64_t> hashes, uint8_t* in_older) const {
+  const size_t older = links_.size() - 1;
+  ContainsBatch(hashes, older, in_older);
   uint8_t ignored[256];
   for (size_t at = 0; at < hashes.size(); at += sizeof ignored) {
     auto part = hashes.subspan(at, std::min(sizeof ignored, hashes.size() - at));
-    for (const BfLink& l : links_) l.filter->MayContainBatch(part, ignored);
+    links_.back().filter->MayContainBatch(part, ignored);
   }
+  return older;
 }
 
 bool BfChain::Contains(uint64_t hash) const {

@@ -47,13 +47,17 @@ class BfChain {
   // The size in bytes Create(params) would allocate (no allocation).
   static uint64_t FirstLinkBytes(const BfParams& params);
 
-  // Adds one item hash. See BfStep.
-  BfStep Add(uint64_t hash);
-  // Probes every sub-filter for all hashes with prefetching, so Add() of
-  // the same hashes right after finds their cache lines warm: a batch pays
-  // for its memory misses in parallel, not one after another. No effect on
-  // the contents.
-  void Warm(std::span<const uint64_t> hashes) const;
+  // Adds one item hash. See BfStep. The first `skip` sub-filters are not
+  // probed: the caller knows they do not contain the hash (ContainsBatch).
+  BfStep Add(uint64_t hash, size_t skip = 0);
+  // out[i] = 1 if one of the first `links` sub-filters may contain
+  // hashes[i]. Each sub-filter probes all hashes with prefetching, so a
+  // batch pays for its cache misses in parallel, not one after another.
+  void ContainsBatch(std::span<const uint64_t> hashes, size_t links, uint8_t* out) const;
+  // For a batch of adds: ContainsBatch over all sub-filters but the last
+  // (returns how many that is, for Add's `skip`), and loads the last one's
+  // blocks for the hashes into the cache.
+  size_t PrepareAdds(std::span<const uint64_t> hashes, uint8_t* in_older) const;
   bool Contains(uint64_t hash) const;
   // Bytes the next sub-filter would take (for the caller's memory budget).
   uint64_t NextLinkBytes() const;

@@ -144,8 +144,8 @@ Result<std::shared_ptr<UserBloomRegistry::Filter>> UserBloomRegistry::FindOrCrea
 }
 
 // REQUIRES: f.mu held. Grows the chain when needed, within the memory cap.
-BfAddOutcome UserBloomRegistry::AddOne(Filter& f, uint64_t hash) {
-  BfStep step = f.chain.Add(hash);
+BfAddOutcome UserBloomRegistry::AddOne(Filter& f, uint64_t hash, size_t skip) {
+  BfStep step = f.chain.Add(hash, skip);
   if (step == BfStep::kNeedLink) {
     uint64_t bytes = f.chain.NextLinkBytes();
     if (!TryReserveBytes(bytes)) return BfAddOutcome::kNoMemory;
@@ -154,7 +154,7 @@ BfAddOutcome UserBloomRegistry::AddOne(Filter& f, uint64_t hash) {
       return f.chain.link_count() >= BfChain::kMaxLinks ? BfAddOutcome::kTooManyLinks
                                                         : BfAddOutcome::kNoMemory;
     }
-    step = f.chain.Add(hash);
+    step = f.chain.Add(hash, skip);
   }
   switch (step) {
     case BfStep::kAdded:
@@ -206,16 +206,22 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
   std::string& hashes = merged ? merged->value : own;
   uint64_t last = 0;
   bool logged = false;
-  std::vector<uint64_t> batch_hashes;
+  // A batch probes the older sub-filters once for all its items (in
+  // parallel); each add then probes only the last one (its block is warm).
+  thread_local std::vector<uint64_t> batch_hashes;
+  thread_local std::vector<uint8_t> in_older;
+  batch_hashes.clear();
   if (items.size() >= kWarmBatch) {
-    batch_hashes.reserve(items.size());
     for (const std::string& item : items) batch_hashes.push_back(BloomHash(item));
+    in_older.resize(items.size());
   }
   std::lock_guard lock(f.mu);
-  if (!batch_hashes.empty()) f.chain.Warm(batch_hashes);
+  size_t skip = 0;
+  if (!batch_hashes.empty()) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t hash = batch_hashes.empty() ? BloomHash(items[i]) : batch_hashes[i];
-    BfAddOutcome outcome = AddOne(f, hash);
+    BfAddOutcome outcome = skip > 0 && in_older[i] ? BfAddOutcome::kExists
+                                                   : AddOne(f, hash, skip);
     out->push_back(outcome);
     if (outcome == BfAddOutcome::kAdded) {
       AppendBe64(&hashes, hash);
@@ -254,7 +260,10 @@ void UserBloomRegistry::Exists(std::string_view name, std::span<const std::strin
   std::vector<uint64_t> hashes(items.size());
   for (size_t i = 0; i < items.size(); ++i) hashes[i] = BloomHash(items[i]);
   std::lock_guard lock(f->mu);
-  if (hashes.size() >= kWarmBatch) f->chain.Warm(hashes);
+  if (hashes.size() >= kWarmBatch) {
+    f->chain.ContainsBatch(hashes, SIZE_MAX, out->data());
+    return;
+  }
   for (size_t i = 0; i < hashes.size(); ++i)
     (*out)[i] = f->chain.Contains(hashes[i]) ? 1 : 0;
 }

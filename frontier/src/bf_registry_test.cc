@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <span>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -95,6 +96,63 @@ TEST(UserBloomRegistryTest, ReserveTwiceAndMissingNames) {
   std::vector<BfAddOutcome> out;
   EXPECT_EQ(db.reg->Add("nope", Items(0, 1), nullptr, &out).message(), "ERR not found");
   EXPECT_EQ(db.reg->filter_count(), 1u);
+}
+
+// The batch path (older sub-filters probed once for the whole batch) must
+// answer exactly as adding and checking one item at a time, through link
+// growth, repeats within a batch, false positives and a full filter.
+TEST(UserBloomRegistryTest, BatchAddsAndExistsAgreeWithSingleOnes) {
+  TempDir dir;
+  Db db = OpenOrDie(dir.path());
+  for (bool nonscaling : {false, true}) {
+    BfParams p;
+    p.capacity = nonscaling ? 2000 : 50;
+    p.error_rate = 0.05;
+    p.nonscaling = nonscaling;
+    const std::string one = nonscaling ? "one-fixed" : "one";
+    const std::string many = nonscaling ? "many-fixed" : "many";
+    std::vector<std::string> seq;  // 6000 adds of 3500 distinct items
+    for (int i = 0; i < 6000; ++i) {
+      int id = (i * 7919) % 3500;
+      seq.push_back(Items(id, id + 1)[0]);
+    }
+    std::vector<BfAddOutcome> single, batched, out;
+    for (const std::string& item : seq) {
+      ASSERT_TRUE(db.reg->Add(one, std::span(&item, 1), &p, &out).ok());
+      single.push_back(out.at(0));
+    }
+    for (size_t at = 0; at < seq.size(); at += 37) {
+      std::span<const std::string> part(seq.data() + at, std::min<size_t>(37, seq.size() - at));
+      ASSERT_TRUE(db.reg->Add(many, part, &p, &out).ok());
+      batched.insert(batched.end(), out.begin(), out.end());
+      if (out.size() < part.size()) {  // stopped after the full filter's answer
+        for (size_t i = out.size(), n = part.size(); i < n; ++i) {
+          ASSERT_TRUE(db.reg->Add(many, part.subspan(i, 1), &p, &out).ok());
+          batched.push_back(out.at(0));
+        }
+      }
+    }
+    EXPECT_EQ(batched, single);
+    EXPECT_EQ(db.reg->Card(many), db.reg->Card(one));
+    EXPECT_EQ(db.reg->Info(many)->filters, db.reg->Info(one)->filters);
+    if (nonscaling) {
+      EXPECT_NE(std::count(single.begin(), single.end(), BfAddOutcome::kFull), 0);
+    } else {
+      EXPECT_GT(db.reg->Info(one)->filters, 5u);  // the batch path skipped links
+    }
+    std::vector<std::string> probe = Items(3000, 4500);  // 500 added, 1000 never
+    std::vector<uint8_t> batch_found, found;
+    db.reg->Exists(many, probe, &batch_found);
+    std::vector<uint8_t> singles;
+    for (const std::string& item : probe) {
+      db.reg->Exists(many, std::span(&item, 1), &found);
+      singles.push_back(found.at(0));
+    }
+    EXPECT_EQ(batch_found, singles);
+    if (!nonscaling) {
+      EXPECT_EQ(std::count(singles.begin(), singles.begin() + 500, 1), 500);
+    }
+  }
 }
 
 TEST(UserBloomRegistryTest, MemoryCapRefusesReserveAndGrowth) {

@@ -150,7 +150,7 @@ class UserBloomRegistry {
                                          std::unique_ptr<Filter> filter);
   Result<std::shared_ptr<Filter>> FindOrCreate(std::string_view name,
                                                const BfParams* create);
-  BfAddOutcome AddOne(Filter& f, uint64_t hash);
+  BfAddOutcome AddOne(Filter& f, uint64_t hash, size_t skip);
   Status ValidateName(std::string_view name) const;
   bool TryReserveBytes(uint64_t bytes);
   Status SnapshotFilter(Filter& f);
