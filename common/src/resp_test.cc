@@ -168,16 +168,16 @@ TEST(RespParserTest, WholeRequestFastPathAgreesWithGeneralPath) {
       "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n*2\r\n$4\r\nECHO\r\n$5\r\na\r\nbc\r\n",
       "*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\nPING\r\n*1\r\n$4\r\nQUIT\r\n",
       "*4\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n",  // over max_array_len
-      "*1\r\n$9\r\n123456789\r\n",                                // over max_bulk_len
+      "*1\r\n$9\r\n123456789\r\n",                           // over max_bulk_len
       "*3\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n",  // frame
-      "*1\r\n$3\r\nabcXY",                     // body not terminated by CRLF
-      "*1\r\n$-1\r\n",                         // null bulk in a request
-      "*1\r\n$+3\r\nabc\r\n",                // signed length
+      "*1\r\n$3\r\nabcXY",                      // body not terminated by CRLF
+      "*1\r\n$-1\r\n",                          // null bulk in a request
+      "*1\r\n$+3\r\nabc\r\n",                   // signed length
       "*1\r\n$0000000000000000003\r\nabc\r\n",  // 19 digits
-      "*1\r\n:1\r\n",                          // not a bulk string
-      "*2\r\n$1\r\na\r\n",                   // truncated
-      "*01\r\n$01\r\na\r\n",                 // leading zeros are fine
-      "*1\r\n$1\na\r\n",                      // header without CR
+      "*1\r\n:1\r\n",                           // not a bulk string
+      "*2\r\n$1\r\na\r\n",                      // truncated
+      "*01\r\n$01\r\na\r\n",                    // leading zeros are fine
+      "*1\r\n$1\na\r\n",                        // header without CR
   };
   for (const std::string& wire : streams) {
     for (size_t split = 0; split <= wire.size(); ++split) {

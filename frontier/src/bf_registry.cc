@@ -220,8 +220,8 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
   if (!batch_hashes.empty()) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t hash = batch_hashes.empty() ? BloomHash(items[i]) : batch_hashes[i];
-    BfAddOutcome outcome = skip > 0 && in_older[i] ? BfAddOutcome::kExists
-                                                   : AddOne(f, hash, skip);
+    BfAddOutcome outcome =
+        skip > 0 && in_older[i] ? BfAddOutcome::kExists : AddOne(f, hash, skip);
     out->push_back(outcome);
     if (outcome == BfAddOutcome::kAdded) {
       AppendBe64(&hashes, hash);

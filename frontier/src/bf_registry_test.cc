@@ -2,12 +2,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <span>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,7 +122,8 @@ TEST(UserBloomRegistryTest, BatchAddsAndExistsAgreeWithSingleOnes) {
       single.push_back(out.at(0));
     }
     for (size_t at = 0; at < seq.size(); at += 37) {
-      std::span<const std::string> part(seq.data() + at, std::min<size_t>(37, seq.size() - at));
+      std::span<const std::string> part(seq.data() + at,
+                                        std::min<size_t>(37, seq.size() - at));
       ASSERT_TRUE(db.reg->Add(many, part, &p, &out).ok());
       batched.insert(batched.end(), out.begin(), out.end());
       if (out.size() < part.size()) {  // stopped after the full filter's answer

@@ -2,8 +2,8 @@
 // replies. Connections live in resp_server_session.cc, built-in commands in
 // resp_server_builtins.cc.
 #include "crawlfront/frontier/resp_server.h"
-#include "crawlfront/common/net.h"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -11,10 +11,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-
-#include <algorithm>
 #include <tuple>
 
+#include "crawlfront/common/net.h"
 #include "resp_server_session.h"
 
 namespace crawlfront {

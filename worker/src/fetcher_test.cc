@@ -80,13 +80,14 @@ class FetcherTest : public ::testing::Test {
   FetchOptions HostOptions() {
     FetchOptions o = Options();
     for (int i = 0; i < 10; ++i) {
-      o.resolve.push_back("h" + std::to_string(i) + ".test:" +
-                          std::to_string(server_.port()) + ":127.0.0.1");
+      o.resolve.push_back("h" + std::to_string(i) +
+                          ".test:" + std::to_string(server_.port()) + ":127.0.0.1");
     }
     return o;
   }
   std::string HostUrl(int i, const std::string& path) {
-    return "http://h" + std::to_string(i) + ".test:" + std::to_string(server_.port()) + path;
+    return "http://h" + std::to_string(i) + ".test:" + std::to_string(server_.port()) +
+           path;
   }
 
   // Fetches one URL and waits (bounded) for its result.
@@ -257,7 +258,8 @@ TEST_F(FetcherTest, RequestsBeyondTheCapWaitInOrder) {
   ASSERT_TRUE(f.ok());
   constexpr int kCount = 5;
   for (int i = 0; i < kCount; ++i) {
-    ASSERT_TRUE((*f)->Submit({uint64_t(i), HostUrl(i, "/hang?" + std::to_string(i))}).ok());
+    ASSERT_TRUE(
+        (*f)->Submit({uint64_t(i), HostUrl(i, "/hang?" + std::to_string(i))}).ok());
   }
   ASSERT_TRUE(WaitForRequests(server_, 2));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -331,7 +333,8 @@ TEST_F(FetcherTest, ShutdownWithRunningTransfersIsPrompt) {
   o.low_speed_bytes = 0;
   auto f = Fetcher::Start(o);
   ASSERT_TRUE(f.ok());
-  for (int i = 0; i < 6; ++i) ASSERT_TRUE((*f)->Submit({uint64_t(i), HostUrl(i, "/hang")}).ok());
+  for (int i = 0; i < 6; ++i)
+    ASSERT_TRUE((*f)->Submit({uint64_t(i), HostUrl(i, "/hang")}).ok());
   ASSERT_TRUE(WaitForRequests(server_, 4));
   // Past curl's 200 ms happy-eyeballs timer; its next timers are seconds
   // away, so only Wake() ends the wait in time.
