@@ -66,9 +66,7 @@ Result<BfChain> BfChain::Create(const BfParams& params, uint64_t max_bytes) {
 // As RedisBloom: probe every sub-filter first (an item in an old one is
 // not new), then grow if the last one is at capacity.
 BfStep BfChain::Add(uint64_t hash, size_t skip) {
-  for (size_t i = links_.size(); i-- > skip;) {  // newest first
-    if (links_[i].filter->MayContain(hash)) return BfStep::kExists;
-  }
+  if (Contains(hash, skip)) return BfStep::kExists;
   BfLink& last = links_.back();
   if (last.items >= last.capacity) {
     return params_.nonscaling ? BfStep::kFull : BfStep::kNeedLink;
@@ -103,9 +101,9 @@ size_t BfChain::PrepareAdds(std::span<const uint64_t> hashes, uint8_t* in_older)
   return older;
 }
 
-bool BfChain::Contains(uint64_t hash) const {
-  for (auto it = links_.rbegin(); it != links_.rend(); ++it) {
-    if (it->filter->MayContain(hash)) return true;
+bool BfChain::Contains(uint64_t hash, size_t skip) const {
+  for (size_t i = links_.size(); i-- > skip;) {  // newest first
+    if (links_[i].filter->MayContain(hash)) return true;
   }
   return false;
 }

@@ -58,7 +58,8 @@ class BfChain {
   // (returns how many that is, for Add's `skip`), and loads the last one's
   // blocks for the hashes into the cache.
   size_t PrepareAdds(std::span<const uint64_t> hashes, uint8_t* in_older) const;
-  bool Contains(uint64_t hash) const;
+  // Whether a sub-filter from index `skip` on may contain the hash.
+  bool Contains(uint64_t hash, size_t skip = 0) const;
   // Bytes the next sub-filter would take (for the caller's memory budget).
   uint64_t NextLinkBytes() const;
   // Appends the next sub-filter. InvalidArgument when kMaxLinks is reached,

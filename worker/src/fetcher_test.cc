@@ -90,13 +90,20 @@ class FetcherTest : public ::testing::Test {
            path;
   }
 
+  // Waits (bounded: about a minute) until `n` results are in, and returns
+  // them all.
+  static std::vector<FetchResult> TakeAtLeast(Fetcher& f, size_t n) {
+    std::vector<FetchResult> out;
+    for (int i = 0; i < 600 && out.size() < n; ++i) {
+      f.TakeResults(&out, std::chrono::milliseconds(100));
+    }
+    return out;
+  }
+
   // Fetches one URL and waits (bounded) for its result.
   static FetchResult FetchOne(Fetcher& f, const std::string& url) {
     EXPECT_TRUE(f.Submit({7, url}).ok());
-    std::vector<FetchResult> out;
-    for (int i = 0; i < 300 && out.empty(); ++i) {
-      f.TakeResults(&out, std::chrono::milliseconds(100));
-    }
+    std::vector<FetchResult> out = TakeAtLeast(f, 1);
     EXPECT_EQ(out.size(), 1u);
     return out.empty() ? FetchResult{} : out[0];
   }
@@ -227,10 +234,7 @@ TEST_F(FetcherTest, ManyConcurrentTransfers) {
   ASSERT_TRUE(f.ok());
   constexpr int kCount = 20;
   for (int i = 0; i < kCount; ++i) ASSERT_TRUE((*f)->Submit({uint64_t(i), Url("/ok")}).ok());
-  std::vector<FetchResult> out;
-  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
-    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
-  }
+  std::vector<FetchResult> out = TakeAtLeast(**f, kCount);
   ASSERT_EQ(out.size(), size_t{kCount});
   std::vector<bool> seen(kCount, false);
   for (const FetchResult& r : out) {
@@ -270,10 +274,7 @@ TEST_F(FetcherTest, RequestsBeyondTheCapWaitInOrder) {
   std::sort(paths.begin(), paths.end());
   EXPECT_EQ(paths, (std::vector<std::string>{"GET /hang?0", "GET /hang?1"}));
   server_.OpenGate();
-  std::vector<FetchResult> out;
-  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
-    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
-  }
+  std::vector<FetchResult> out = TakeAtLeast(**f, kCount);
   ASSERT_EQ(out.size(), size_t{kCount});
   for (const FetchResult& r : out) EXPECT_EQ(r.body, "late") << r.id << " " << r.error;
 }
@@ -287,10 +288,7 @@ TEST_F(FetcherTest, OneTransferAtATimeKeepsSubmitOrder) {
   for (int i = 0; i < kCount; ++i) {
     ASSERT_TRUE((*f)->Submit({uint64_t(i), Url("/n?" + std::to_string(i))}).ok());
   }
-  std::vector<FetchResult> out;
-  for (int i = 0; i < 300 && out.size() < kCount; ++i) {
-    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
-  }
+  std::vector<FetchResult> out = TakeAtLeast(**f, kCount);
   ASSERT_EQ(out.size(), size_t{kCount});
   const std::vector<std::string> heads = server_.requests();
   ASSERT_EQ(heads.size(), size_t{kCount});
@@ -310,10 +308,7 @@ TEST_F(FetcherTest, ManyTransfersUnderASmallCap) {
   for (int i = 0; i < kCount; ++i) {
     ASSERT_TRUE((*f)->Submit({uint64_t(i), Url(i % 2 ? "/big" : "/gzip")}).ok());
   }
-  std::vector<FetchResult> out;
-  for (int i = 0; i < 600 && out.size() < kCount; ++i) {
-    (*f)->TakeResults(&out, std::chrono::milliseconds(100));
-  }
+  std::vector<FetchResult> out = TakeAtLeast(**f, kCount);
   ASSERT_EQ(out.size(), size_t{kCount});
   std::vector<bool> seen(kCount, false);
   for (const FetchResult& r : out) {
