@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "crawlfront/common/resp.h"
@@ -39,7 +40,33 @@ struct Report {
   std::string outcome;
   std::vector<std::string> links;
 };
-Report BuildReport(const Lease& lease, const FetchResult& result, const ReportOptions& opts);
+
+// Canonical forms of resolved links, kept across pages: most links a crawl
+// finds repeat on many pages of a site (navigation, footers), and
+// canonicalizing one costs 1.7-2.7 us against a hash lookup. Bounded: when
+// full it starts over. Not thread-safe (the worker loop owns one).
+class CanonicalCache {
+ public:
+  explicit CanonicalCache(size_t capacity = 1 << 15) : capacity_(capacity) {}
+  // The canonical spec of the absolute URL `url`, or "" if it has none.
+  const std::string& Get(std::string_view url);
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  size_t capacity_;
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> map_;
+  std::string scratch_;  // the answer when capacity is 0
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+// `cache` (optional) answers links seen on earlier pages.
+Report BuildReport(const Lease& lease, const FetchResult& result, const ReportOptions& opts,
+                   CanonicalCache* cache = nullptr);
 
 // True for text/html and application/xhtml+xml Content-Types.
 bool IsHtml(std::string_view content_type);
