@@ -177,19 +177,20 @@ CrawlState& CrawlCore::CrawlFor(std::string_view id) {
   return ref;
 }
 
-HostState& CrawlCore::HostFor(CrawlState& crawl, const std::string& host_key,
+// `partition` is a function of crawl and host key, so the key alone finds
+// the host.
+HostState& CrawlCore::HostFor(CrawlState& crawl, std::string_view host_key,
                               uint16_t partition) {
-  std::string prefix = HostPrefix(partition, crawl.id, host_key);
-  auto it = host_index_.find(prefix);
-  if (it != host_index_.end()) return *hosts_[it->second];
+  auto it = crawl.host_ids.find(host_key);
+  if (it != crawl.host_ids.end()) return *hosts_[it->second];
   auto h = std::make_unique<HostState>();
   h->id = static_cast<uint32_t>(hosts_.size());
   h->crawl = &crawl;
-  h->host_key = host_key;
+  h->host_key = std::string(host_key);
   h->partition = partition;
-  h->prefix = prefix;
+  h->prefix = HostPrefix(partition, crawl.id, host_key);
   if (!options_.respect_robots) h->robots_state = RobotsState::kOk;
-  host_index_.emplace(std::move(prefix), h->id);
+  crawl.host_ids.emplace(h->host_key, h->id);
   crawl.hosts.push_back(h->id);
   hosts_.push_back(std::move(h));
   return *hosts_.back();

@@ -134,7 +134,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     for (size_t i = 0; i < preps.size(); ++i) {
       Prepared& p = preps[i];
       if (!p.reason.empty()) continue;
-      p.host = &HostFor(crawl, p.canon.host_key, PartitionFor(crawl_id, p.canon.host_key));
+      p.host = &HostFor(crawl, p.canon.host_key, seen_->PartitionOf(p.key.host_hash));
       // An exhausted host rejects before the seen-set, so raising its budget
       // later lets the same URLs in.
       if (BudgetLeft(*p.host, options_.max_urls_per_host) == 0 && p.req->refetch_at_ms <= 0) {

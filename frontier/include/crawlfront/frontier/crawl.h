@@ -119,11 +119,17 @@ struct HostInfo {
 
 // Per-crawl RAM state; guarded by CrawlCore's mutex.
 struct CrawlState {
+  // Looked up by string_view (no key built per URL added).
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::string id;
   CrawlStats stats;  // persisted fields; derived ones filled on query
   bool paused = false;
   bool dirty = false;
   std::vector<uint32_t> hosts;
+  std::unordered_map<std::string, uint32_t, KeyHash, std::equal_to<>> host_ids;  // host key -> id
 };
 
 class CrawlCore {
@@ -234,7 +240,7 @@ class CrawlCore {
   Status RestoreLeases();
   Status RestoreMeta();
   CrawlState& CrawlFor(std::string_view id);
-  HostState& HostFor(CrawlState& crawl, const std::string& host_key, uint16_t partition);
+  HostState& HostFor(CrawlState& crawl, std::string_view host_key, uint16_t partition);
   Result<HostState*> HostByName(std::string_view crawl, std::string_view host);
   uint16_t PartitionFor(std::string_view crawl, std::string_view host_key) const;
   Status UpdateHost(std::string_view crawl, std::string_view host,
@@ -307,7 +313,6 @@ class CrawlCore {
   Status sticky_error_;  // a failed write: RAM may be ahead of disk
   std::map<std::string, std::unique_ptr<CrawlState>, std::less<>> crawls_;
   std::vector<std::unique_ptr<HostState>> hosts_;
-  std::unordered_map<std::string, uint32_t> host_index_;  // prefix -> id
   std::vector<uint32_t> dirty_hosts_;
   std::map<uint64_t, LeaseInFlight> leases_;
   std::deque<RingEntry> ring_;
