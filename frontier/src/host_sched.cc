@@ -58,19 +58,39 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   auto pos = std::lower_bound(h.heads.begin(), h.heads.end(), key,
                               [](const auto& e, const std::string& k) { return e.first < k; });
   h.heads.insert(pos, {key, item});
-  if (h.heads.size() > options_.head_buffer) h.heads.pop_back();
+  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) h.heads.pop_back();
 }
 
+namespace {
+// A host that empties its head buffer within kFastRefillMs of the last
+// refill gets twice the buffer, up to kMaxHeadBuffer; one slower than
+// kSlowRefillMs half of it, down to head_buffer. Each refill is a RocksDB
+// iterator seek (the largest part of a lease without politeness), while a
+// polite host (one fetch per delay) keeps the small buffer and its memory.
+constexpr int64_t kFastRefillMs = 4000;
+constexpr int64_t kSlowRefillMs = 30000;
+constexpr uint32_t kMaxHeadBuffer = 64;
+}  // namespace
+
 // REQUIRES: everything written for `h` is committed (this reads RocksDB).
-Status CrawlCore::RefillHeads(HostState& h) {
+Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
   h.heads.clear();
+  const uint32_t base = options_.head_buffer;
+  uint32_t target = std::max(h.head_target, base);
+  if (h.refilled_ms > 0 && now - h.refilled_ms < kFastRefillMs) {
+    target = std::max(base, std::min(target * 2, kMaxHeadBuffer));
+  } else if (h.refilled_ms > 0 && now - h.refilled_ms > kSlowRefillMs) {
+    target = std::max(base, target / 2);
+  }
+  h.head_target = target;
+  h.refilled_ms = now;
   std::string begin = h.prefix + '\0', end = h.prefix + '\1';
   rocksdb::ReadOptions ro;
   rocksdb::Slice upper(end);
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   it->Seek(std::max(begin, h.queue_floor));
-  for (; it->Valid() && h.heads.size() < options_.head_buffer; it->Next()) {
+  for (; it->Valid() && h.heads.size() < target; it->Next()) {
     std::string key = it->key().ToString();
     if (h.leased_keys.count(key) != 0) continue;  // in flight, below a lowered floor
     QueueItem item;

@@ -114,7 +114,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     if (h.heads.empty()) {
       if (h.rec.queued == 0) return Status::Ok();
       CRAWLFRONT_RETURN_IF_ERROR(sync());
-      CRAWLFRONT_RETURN_IF_ERROR(RefillHeads(h));
+      CRAWLFRONT_RETURN_IF_ERROR(RefillHeads(h, now));
       if (h.heads.empty()) return Status::Ok();
     }
     if (options_.respect_robots && NeedsRobots(h, now)) {
@@ -125,7 +125,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
       return Status::Ok();
     }
     auto [key, item] = std::move(h.heads.front());
-    h.heads.erase(h.heads.begin());
+    h.heads.pop_front();
     h.queue_floor = key + '\0';  // the smallest key after this one
     --h.rec.queued;
     if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {

@@ -2,7 +2,9 @@
 // retries, Finished().
 
 #include <map>
+#include <random>
 #include <set>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -281,6 +283,50 @@ TEST_F(LeaseTest, InFlightEntriesAreNotLeasedTwice) {
   EXPECT_EQ(order, want);
   for (const auto& l : held) EXPECT_TRUE(Done(l, Fetched()));
   EXPECT_EQ(core_->Stats("").urls_inflight, 7u);
+}
+
+// The head buffer grows while a host drains it fast and shrinks when it is
+// slow; at every size, leases come out in (priority, depth, arrival) order
+// of what is queued, also when new URLs land in or before the buffer.
+TEST_F(LeaseTest, OrderHoldsWhileTheHeadBufferGrowsAndShrinks) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.head_buffer = 2;
+  o.max_inflight_per_host = 1000;
+  Open(o);
+  std::mt19937 rng(7);
+  // Model of the queue: (-priority, depth, arrival) -> URL.
+  std::map<std::tuple<int, uint32_t, int>, std::string> model;
+  int arrival = 0;
+  auto add = [&](int n) {
+    std::vector<AddRequest> reqs;
+    for (int i = 0; i < n; ++i) {
+      AddRequest r{"http://a.test/u" + std::to_string(arrival + i),
+                   static_cast<uint32_t>(rng() % 3), static_cast<int32_t>(rng() % 4), "", 0};
+      reqs.push_back(r);
+      model[{-r.priority, r.depth, arrival + i}] = r.url;
+    }
+    arrival += n;
+    std::vector<AddResult> out;
+    ASSERT_TRUE(core_->Add("", reqs, &out).ok());
+  };
+  add(300);
+  size_t leased = 0;
+  for (int round = 0; !model.empty() && round < 2000; ++round) {
+    if (round % 7 == 3) add(1 + static_cast<int>(rng() % 5));
+    // Slow stretches let the buffer shrink again.
+    clock_.Advance(round % 50 < 40 ? 0 : 31'000);
+    auto l = LeaseN(1 + rng() % 3);
+    ASSERT_FALSE(l.empty()) << "round " << round;
+    for (const LeasedUrl& u : l) {
+      ASSERT_EQ(u.url, model.begin()->second) << "round " << round;
+      model.erase(model.begin());
+      EXPECT_TRUE(Done(u, Fetched()));
+      ++leased;
+    }
+  }
+  EXPECT_TRUE(model.empty());
+  EXPECT_GT(leased, 300u);
+  EXPECT_TRUE(LeaseN(1).empty());
 }
 
 TEST_F(LeaseTest, ExpiredLeaseIsRedeliveredWithNextAttempt) {

@@ -276,7 +276,7 @@ class CrawlCore {
   int64_t ReadyTime(const HostState& h, int64_t now) const;
   void Reschedule(HostState& h, int64_t now);
   void InsertHead(HostState& h, const std::string& key, const QueueItem& item);
-  Status RefillHeads(HostState& h);
+  Status RefillHeads(HostState& h, int64_t now);
   Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
 
   // lease.cc

@@ -13,6 +13,7 @@
 //           read at open only: leased entries now stay in kQueue)
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <set>
@@ -133,7 +134,12 @@ struct HostState {
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the
   // host's ready queue), with their keys.
-  std::vector<std::pair<std::string, QueueItem>> heads;
+  std::deque<std::pair<std::string, QueueItem>> heads;
+  // How many heads a refill reads: grows while the host drains its buffer
+  // quickly (many leases in flight, no delay), shrinks when it is slow
+  // (see RefillHeads). 0 until the first refill.
+  uint32_t head_target = 0;
+  int64_t refilled_ms = 0;  // time of the last refill
   // No ready entry sorts below this key (empty: unknown). Refills seek here
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;
