@@ -318,7 +318,8 @@ TEST_F(BfCommandsTest, ConcurrentAddsAllSurviveRestart) {
   EXPECT_EQ(Do({"BF.CARD", "c"}), Int(kClients * kAdds));
   for (int t = 0; t < kClients; ++t) {
     Args exists = {"BF.MEXISTS", "c"};
-    for (int i = 0; i < kAdds; ++i) exists.push_back("c" + std::to_string(t) + "-" + std::to_string(i));
+    for (int i = 0; i < kAdds; ++i)
+      exists.push_back("c" + std::to_string(t) + "-" + std::to_string(i));
     EXPECT_EQ(Do(exists), Ints(std::vector<int64_t>(kAdds, 1))) << "client " << t;
   }
 }

@@ -1,12 +1,12 @@
 // Leasing: robots first, politeness, inflight limits, fairness, expiry,
 // retries, Finished().
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <random>
 #include <set>
 #include <tuple>
-
-#include <gtest/gtest.h>
 
 #include "crawl_test_util.h"
 #include "crawlfront/frontier/crawl.h"
@@ -301,7 +301,8 @@ TEST_F(LeaseTest, OrderHoldsWhileTheHeadBufferGrowsAndShrinks) {
     std::vector<AddRequest> reqs;
     for (int i = 0; i < n; ++i) {
       AddRequest r{"http://a.test/u" + std::to_string(arrival + i),
-                   static_cast<uint32_t>(rng() % 3), static_cast<int32_t>(rng() % 4), "", 0};
+                   static_cast<uint32_t>(rng() % 3), static_cast<int32_t>(rng() % 4), "",
+                   0};
       reqs.push_back(r);
       model[{-r.priority, r.depth, arrival + i}] = r.url;
     }

@@ -23,13 +23,15 @@ class StoreRoundCommit : public RoundCommit {
     Status status;
   };
 
-  explicit StoreRoundCommit(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+  explicit StoreRoundCommit(std::shared_ptr<Shared> shared)
+      : shared_(std::move(shared)) {}
   WriteGroup& group() { return shared_->group; }
   Status Commit() override {
     if (!shared_->committed) {
       shared_->committed = true;
       Status st = shared_->group.Commit();
-      if (!st.ok()) st = Status::IoError("ERR could not persist the write: " + st.message());
+      if (!st.ok())
+        st = Status::IoError("ERR could not persist the write: " + st.message());
       shared_->status = st;
     }
     return shared_->status;

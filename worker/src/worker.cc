@@ -155,7 +155,8 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
     InFlight job = std::move(it->second);
     in_flight_.erase(it);
     last_activity_ = Clock::now();
-    worker_internal::Report rep = worker_internal::BuildReport(job.lease, r, report_opts_, &canon_cache_);
+    worker_internal::Report rep =
+        worker_internal::BuildReport(job.lease, r, report_opts_, &canon_cache_);
     if (warc_ != nullptr && r.outcome == FetchOutcome::kResponse) {
       Status st = warc_->WriteExchange(worker_internal::BuildExchange(r, rep.links));
       if (!st.ok()) return st;  // lease expires at the frontier; refetched later

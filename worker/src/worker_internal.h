@@ -56,7 +56,9 @@ class CanonicalCache {
  private:
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   size_t capacity_;
   std::unordered_map<std::string, std::string, Hash, std::equal_to<>> map_;
@@ -65,8 +67,8 @@ class CanonicalCache {
 };
 
 // `cache` (optional) answers links seen on earlier pages.
-Report BuildReport(const Lease& lease, const FetchResult& result, const ReportOptions& opts,
-                   CanonicalCache* cache = nullptr);
+Report BuildReport(const Lease& lease, const FetchResult& result,
+                   const ReportOptions& opts, CanonicalCache* cache = nullptr);
 
 // True for text/html and application/xhtml+xml Content-Types.
 bool IsHtml(std::string_view content_type);

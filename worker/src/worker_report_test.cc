@@ -176,8 +176,9 @@ TEST(BuildReportTest, LinksSharingACanonicalFormAreSentOnce) {
 // restart when it is full, and counts repeats as hits.
 TEST(CanonicalCacheTest, AgreesWithCanonicalizeAndStaysBounded) {
   const std::vector<std::string> urls = {
-      "http://a.test/x", "HTTP://A.TEST:80/./x", "http://a.test/x?utm_source=q&b=1",
-      "http://a.test/%7Ey", "ftp://a.test/", "http://", "http://a.test/x", "http://b.test/"};
+      "http://a.test/x",    "HTTP://A.TEST:80/./x", "http://a.test/x?utm_source=q&b=1",
+      "http://a.test/%7Ey", "ftp://a.test/",        "http://",
+      "http://a.test/x",    "http://b.test/"};
   CanonicalCache cache(3);
   for (int pass = 0; pass < 3; ++pass) {
     for (const std::string& u : urls) {
@@ -187,7 +188,8 @@ TEST(CanonicalCacheTest, AgreesWithCanonicalizeAndStaysBounded) {
   }
   EXPECT_EQ(cache.hits() + cache.misses(), 3 * urls.size());
   EXPECT_GT(cache.hits(), 0u);
-  EXPECT_GT(cache.misses(), 7u);  // unbounded, it would miss each of the 7 distinct URLs once
+  EXPECT_GT(cache.misses(),
+            7u);  // unbounded, it would miss each of the 7 distinct URLs once
 
   CanonicalCache big;
   for (int pass = 0; pass < 2; ++pass) {
@@ -203,7 +205,8 @@ TEST(BuildReportTest, CachedLinksMatchUncached) {
   Lease page{"L", "http://site.test/d/", 0, 1, "page", "default"};
   const std::vector<std::string> bodies = {
       "<a href=/a/../b>1</a><a href=/b>2</a><a href='http://SITE.test:80/b'>3</a>",
-      "<base href='http://other.test/e/'><a href=b>1</a><a href=/b>2</a><a href=//x.test/>3</a>",
+      "<base href='http://other.test/e/'><a href=b>1</a><a href=/b>2</a><a "
+      "href=//x.test/>3</a>",
       "<a href=/b>1</a><a href=c?utm_source=x>2</a><a href='javascript:x()'>3</a>",
   };
   CanonicalCache cache;

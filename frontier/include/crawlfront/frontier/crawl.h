@@ -122,14 +122,17 @@ struct CrawlState {
   // Looked up by string_view (no key built per URL added).
   struct KeyHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   std::string id;
   CrawlStats stats;  // persisted fields; derived ones filled on query
   bool paused = false;
   bool dirty = false;
   std::vector<uint32_t> hosts;
-  std::unordered_map<std::string, uint32_t, KeyHash, std::equal_to<>> host_ids;  // host key -> id
+  std::unordered_map<std::string, uint32_t, KeyHash, std::equal_to<>>
+      host_ids;  // host key -> id
 };
 
 class CrawlCore {
