@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "crawlfront/common/resp.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/common/status.h"
+#include "crawlfront/common/string_map.h"
 #include "crawlfront/worker/fetcher.h"
 #include "crawlfront/worker/warc.h"
 #include "worker_parse.h"
@@ -47,6 +47,7 @@ struct Report {
 // full it starts over. Not thread-safe (the worker loop owns one).
 class CanonicalCache {
  public:
+  // capacity >= 1.
   explicit CanonicalCache(size_t capacity = 1 << 15) : capacity_(capacity) {}
   // The canonical spec of the absolute URL `url`, or "" if it has none.
   const std::string& Get(std::string_view url);
@@ -54,15 +55,8 @@ class CanonicalCache {
   uint64_t misses() const { return misses_; }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
   size_t capacity_;
-  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> map_;
-  std::string scratch_;  // the answer when capacity is 0
+  StringMap<std::string> map_;
   uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -32,7 +32,7 @@ std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& op
   // share a canonical form ("/a/../b" and "/b").
   out.reserve(extracted.links.size());
   std::unordered_set<std::string_view> kept;
-  CanonicalCache own(0);  // no cache given: nothing kept between pages
+  CanonicalCache own;  // no cache given: one for this page only
   CanonicalCache& c = cache ? *cache : own;
   for (const std::string& link : extracted.links) {
     const std::string& spec = c.Get(link);
@@ -58,10 +58,6 @@ const std::string& CanonicalCache::Get(std::string_view url) {
   ++misses_;
   Result<CanonicalUrl> c = Canonicalize(url, kUrlOptions);
   std::string spec = c.ok() ? std::move(c->spec) : std::string();
-  if (capacity_ == 0) {
-    scratch_ = std::move(spec);
-    return scratch_;
-  }
   if (map_.size() >= capacity_) map_.clear();
   return map_.emplace(std::string(url), std::move(spec)).first->second;
 }

@@ -36,6 +36,7 @@
 
 #include "crawlfront/common/clock.h"
 #include "crawlfront/common/status.h"
+#include "crawlfront/common/string_map.h"
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/crawl_options.h"
 #include "crawlfront/frontier/crawl_scope.h"
@@ -119,20 +120,12 @@ struct HostInfo {
 
 // Per-crawl RAM state; guarded by CrawlCore's mutex.
 struct CrawlState {
-  // Looked up by string_view (no key built per URL added).
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
   std::string id;
   CrawlStats stats;  // persisted fields; derived ones filled on query
   bool paused = false;
   bool dirty = false;
   std::vector<uint32_t> hosts;
-  std::unordered_map<std::string, uint32_t, KeyHash, std::equal_to<>>
-      host_ids;  // host key -> id
+  StringMap<uint32_t> host_ids;  // host key -> id (looked up by string_view)
 };
 
 class CrawlCore {
