@@ -13,6 +13,9 @@ constexpr uint8_t kVersion = 1;
 constexpr size_t kFixedBytes = 4 + 1 + 1 + 4 + 8 + 8 + 8 + 4;
 constexpr size_t kLinkFixedBytes = 8 + 8 + 8;
 constexpr size_t kLinkBytes = kLinkFixedBytes + BlockedBloom::kHeaderBytes;
+// The registry's per-filter mutex serializes every add, so sub-filters take
+// plain stores instead of locked read-modify-writes.
+constexpr BloomOptions kLinkOptions{.single_writer = true};
 
 void AppendDouble(std::string* out, double v) {
   AppendBe64(out, std::bit_cast<uint64_t>(v));
@@ -56,7 +59,7 @@ Result<BfChain> BfChain::Create(const BfParams& params, uint64_t max_bytes) {
   BfChain chain;
   chain.params_ = params;
   double error = FirstLinkError(params);
-  auto filter = BlockedBloom::Make(params.capacity, error, BloomOptions{}, max_bytes);
+  auto filter = BlockedBloom::Make(params.capacity, error, kLinkOptions, max_bytes);
   if (!filter.ok()) return filter.status();
   chain.links_.push_back(BfLink{std::make_unique<BlockedBloom>(std::move(filter).value()),
                                 params.capacity, error, 0});
@@ -125,7 +128,7 @@ Status BfChain::AddLink() {
     return Status::InvalidArgument("ERR max number of sub-filters reached");
   }
   double error = last.error * kTightening;
-  auto filter = BlockedBloom::Make(capacity, error);
+  auto filter = BlockedBloom::Make(capacity, error, kLinkOptions);
   if (!filter.ok()) return filter.status();
   links_.push_back(BfLink{std::make_unique<BlockedBloom>(std::move(filter).value()),
                           capacity, error, 0});
@@ -207,7 +210,7 @@ Result<BfChain> BfChain::FromHeader(std::string_view h, uint64_t max_bytes) {
     }
     items_sum += link.items;
     auto filter = BlockedBloom::FromHeader(
-        std::string_view(p + kLinkFixedBytes, BlockedBloom::kHeaderBytes), BloomOptions{},
+        std::string_view(p + kLinkFixedBytes, BlockedBloom::kHeaderBytes), kLinkOptions,
         bytes_left);
     if (!filter.ok()) return filter.status();
     bytes_left -= filter->bytes();

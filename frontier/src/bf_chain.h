@@ -3,7 +3,8 @@
 // cache-blocked sub-filters. Items go to the last sub-filter; when it holds
 // its capacity a new one is added with capacity x expansion and half the
 // error rate, so the compound false-positive rate stays below the target.
-// Not thread-safe: the registry guards each chain with a mutex.
+// Not thread-safe: the registry guards each chain with a mutex (its
+// sub-filters are single-writer).
 
 #include <cstdint>
 #include <memory>

@@ -10,8 +10,12 @@
 
 namespace crawlfront {
 
+namespace {
+std::atomic<uint64_t> next_registry_id{1};
+}  // namespace
+
 UserBloomRegistry::UserBloomRegistry(Store* store, const UserBloomOptions& options)
-    : store_(store), options_(options) {}
+    : store_(store), options_(options), id_(next_registry_id++) {}
 
 Result<std::unique_ptr<UserBloomRegistry>> UserBloomRegistry::Open(
     Store* store, UserBloomOptions options) {
@@ -72,6 +76,23 @@ Status UserBloomRegistry::ValidateName(std::string_view name) const {
                                    std::to_string(options_.max_name_bytes) + " bytes");
   }
   return Status::Ok();
+}
+
+// Both io threads would otherwise take mu_ on every command. The memo holds
+// a raw pointer: the registry owns its filters until it is destroyed, and
+// the id (never reused) keeps a later registry at the same address from
+// matching.
+UserBloomRegistry::Filter* UserBloomRegistry::FindCached(std::string_view name) const {
+  struct Last {
+    uint64_t registry = 0;
+    std::string name;
+    Filter* filter = nullptr;
+  };
+  thread_local Last last;
+  if (last.registry == id_ && last.name == name) return last.filter;
+  std::shared_ptr<Filter> f = Find(name);
+  if (f) last = Last{id_, std::string(name), f.get()};
+  return f.get();
 }
 
 // Lock-free reservation so concurrent creations never overshoot the cap.
@@ -154,6 +175,7 @@ BfAddOutcome UserBloomRegistry::AddOne(Filter& f, uint64_t hash, size_t skip) {
       return f.chain.link_count() >= BfChain::kMaxLinks ? BfAddOutcome::kTooManyLinks
                                                         : BfAddOutcome::kNoMemory;
     }
+    f.Publish();
     step = f.chain.Add(hash, skip);
   }
   switch (step) {
@@ -195,9 +217,13 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
                               const BfParams* create, std::vector<BfAddOutcome>* out,
                               WriteGroup* group) {
   out->clear();
-  auto found = FindOrCreate(name, create);
-  if (!found.ok()) return found.status();
-  Filter& f = **found;
+  Filter* cached = FindCached(name);
+  if (cached == nullptr) {
+    auto found = FindOrCreate(name, create);
+    if (!found.ok()) return found.status();
+    cached = found->get();
+  }
+  Filter& f = *cached;
   auto* cf = store_->cf(Cf::kUserBloom);
   // Hashes of the new items, appended to the group's record for this filter
   // (one log record per round and filter) or to a record of this call.
@@ -215,9 +241,13 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
     for (const std::string& item : items) batch_hashes.push_back(BloomHash(item));
     in_older.resize(items.size());
   }
+  if (batch_hashes.empty() && items.size() == 1) {
+    batch_hashes.push_back(BloomHash(items[0]));
+    f.newest.load()->Prefetch(batch_hashes[0]);
+  }
   std::lock_guard lock(f.mu);
   size_t skip = 0;
-  if (!batch_hashes.empty()) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
+  if (items.size() >= kWarmBatch) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t hash = batch_hashes.empty() ? BloomHash(items[i]) : batch_hashes[i];
     BfAddOutcome outcome =
@@ -255,7 +285,7 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
 void UserBloomRegistry::Exists(std::string_view name, std::span<const std::string> items,
                                std::vector<uint8_t>* out) {
   out->assign(items.size(), 0);
-  std::shared_ptr<Filter> f = Find(name);
+  Filter* f = FindCached(name);
   if (!f) return;
   std::vector<uint64_t> hashes(items.size());
   for (size_t i = 0; i < items.size(); ++i) hashes[i] = BloomHash(items[i]);

@@ -77,7 +77,9 @@ Status ReplayLog(Store& store, UserBloomRegistry::Filter& f) {
 }  // namespace
 
 UserBloomRegistry::Filter::Filter(std::string n, BfChain c)
-    : name(std::move(n)), log_prefix(BfLogPrefix(name)), chain(std::move(c)) {}
+    : name(std::move(n)), log_prefix(BfLogPrefix(name)), chain(std::move(c)) {
+  Publish();
+}
 
 std::string BfMetaPrefix() { return "M"; }
 std::string BfMetaKey(std::string_view name) { return "M" + std::string(name); }
@@ -128,6 +130,7 @@ Result<std::unique_ptr<UserBloomRegistry::Filter>> BfLoadFilter(Store& store,
   f->snap_counter = snap_counter;
   CRAWLFRONT_RETURN_IF_ERROR(LoadBits(store, name, f->chain));
   CRAWLFRONT_RETURN_IF_ERROR(ReplayLog(store, *f));
+  f->Publish();  // replay may have added sub-filters
   return f;
 }
 

@@ -13,12 +13,14 @@
 // concurrent rounds interleaved their counters; then membership still holds
 // and the filter is snapshotted again).
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <string_view>
 
 #include "bf_chain.h"
+#include "crawlfront/common/adaptive_mutex.h"
 #include "crawlfront/frontier/bf_commands.h"
 
 namespace crawlfront {
@@ -27,7 +29,12 @@ struct UserBloomRegistry::Filter {
   Filter(std::string n, BfChain c);
   const std::string name;
   const std::string log_prefix;  // BfLogPrefix(name), built once
-  std::mutex mu;
+  AdaptiveMutex mu;  // both io threads take it per command
+  // The chain's last sub-filter, readable without mu: an add prefetches its
+  // block before taking mu, so the lock is not held across a cache miss.
+  // Sub-filters live as long as the filter; Publish() after AddLink.
+  std::atomic<const BlockedBloom*> newest{nullptr};
+  void Publish() { newest.store(&chain.link_filter(chain.link_count() - 1)); }
   // Everything below is guarded by mu.
   BfChain chain;
   uint64_t counter = 0;         // next log counter

@@ -99,6 +99,9 @@ class BlockedBloom {
   // hashes[i]; out must hold hashes.size() bytes (out_changed may be null).
   void AddBatch(std::span<const uint64_t> hashes, uint8_t* out_changed);
   void MayContainBatch(std::span<const uint64_t> hashes, uint8_t* out) const;
+  // Starts loading the hash's block into the cache for a write; returns at
+  // once. Thread-safe.
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(BlockFor(hash), 1); }
 
   // Switches writer mode (e.g. after the only concurrent writer finished).
   // Not thread-safe with Add; the caller orders it after all earlier adds.

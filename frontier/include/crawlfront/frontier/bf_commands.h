@@ -143,6 +143,9 @@ class UserBloomRegistry {
   UserBloomRegistry(Store* store, const UserBloomOptions& options);
   Status LoadAll();
   std::shared_ptr<Filter> Find(std::string_view name) const;
+  // Find through a per-thread memo of the last filter found (nullptr if
+  // missing): filters are never removed while the registry lives.
+  Filter* FindCached(std::string_view name) const;
   // Under mu_: validates, reserves memory, persists and inserts a filter.
   Result<std::shared_ptr<Filter>> CreateLocked(std::string_view name,
                                                const BfParams& params);
@@ -158,6 +161,7 @@ class UserBloomRegistry {
 
   Store* store_;
   UserBloomOptions options_;
+  const uint64_t id_;  // unique per registry in the process (FindCached's memo)
   mutable std::mutex mu_;  // guards filters_
   std::map<std::string, std::shared_ptr<Filter>, std::less<>> filters_;
   std::atomic<uint64_t> bytes_in_use_{0};
