@@ -224,20 +224,23 @@ void RegisterBfCommands(RespServer& server, UserBloomRegistry& registry, SeenSet
   c->url_options = std::move(url_options);
   const uint32_t kWrite = kCmdWrite;
   const uint32_t kRead = kCmdReadonly | kCmdFast;
+  // Adds and probes keep the filter's lock across a pipelined run (pass_hold.h).
+  const uint32_t kAddHold = kWrite | kCmdKeepsHold;
+  const uint32_t kReadHold = kRead | kCmdKeepsHold;
   server.Register("BF.RESERVE", Spec(-4, kWrite, "Creates an empty Bloom filter",
                                      [c](CallContext& ctx) { BfReserve(*c, ctx); }));
-  server.Register("BF.ADD", Spec(3, kWrite, "Adds an item to a Bloom filter",
+  server.Register("BF.ADD", Spec(3, kAddHold, "Adds an item to a Bloom filter",
                                  [c](CallContext& ctx) { BfAdd(*c, ctx, false); }));
-  server.Register("BF.MADD", Spec(-3, kWrite, "Adds items to a Bloom filter",
+  server.Register("BF.MADD", Spec(-3, kAddHold, "Adds items to a Bloom filter",
                                   [c](CallContext& ctx) { BfAdd(*c, ctx, true); }));
   server.Register("BF.INSERT",
-                  Spec(-4, kWrite, "Adds items, creating the filter with options",
+                  Spec(-4, kAddHold, "Adds items, creating the filter with options",
                        [c](CallContext& ctx) { BfInsert(*c, ctx); }));
   server.Register("BF.EXISTS",
-                  Spec(3, kRead, "Checks whether an item may have been added",
+                  Spec(3, kReadHold, "Checks whether an item may have been added",
                        [c](CallContext& ctx) { BfExists(*c, ctx); }));
   server.Register("BF.MEXISTS",
-                  Spec(-3, kRead, "Checks whether items may have been added",
+                  Spec(-3, kReadHold, "Checks whether items may have been added",
                        [c](CallContext& ctx) { BfExists(*c, ctx); }));
   server.Register("BF.INFO", Spec(-2, kRead, "Returns information about a Bloom filter",
                                   [c](CallContext& ctx) { BfInfoCmd(*c, ctx); }));

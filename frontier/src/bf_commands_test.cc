@@ -324,6 +324,48 @@ TEST_F(BfCommandsTest, ConcurrentAddsAllSurviveRestart) {
   }
 }
 
+// Adds and probes keep a filter's lock across a pipelined run
+// (pass_hold.h); any other command in the same run must still get it, and
+// two connections trading filters must not deadlock.
+TEST_F(BfCommandsTest, PipelinedRunsMixingFiltersAndCommands) {
+  constexpr int kClients = 4, kRounds = 50;
+  for (int t = 0; t < kClients; ++t) {  // a false positive would fail an add
+    ASSERT_EQ(Do({"BF.RESERVE", "p" + std::to_string(t), "0.0000001", "10000"}),
+              RespValue::SimpleString("OK"));
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> good{0};
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      auto c = node_->Client();
+      if (c == nullptr) return;
+      const std::string mine = "p" + std::to_string(t), other = "p" + std::to_string(1 - t % 2);
+      for (int r = 0; r < kRounds; ++r) {
+        std::string item = "i" + std::to_string(t) + "-" + std::to_string(r);
+        auto replies = c->Pipeline({{"BF.ADD", mine, item},
+                                    {"BF.EXISTS", mine, item},
+                                    {"BF.CARD", mine},
+                                    {"BF.MADD", other, item + "a", item + "b"},
+                                    {"BF.INFO", other, "ITEMS"},
+                                    {"BF.ADD", mine, item},
+                                    {"BF.MEXISTS", other, item + "a", item + "z"}});
+        ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+        const auto& v = *replies;
+        ASSERT_EQ(v.size(), 7u);
+        bool ok = v[0] == Int(1) && v[1] == Int(1) && v[2].integer >= r + 1 &&
+                  v[3] == Ints({1, 1}) && v[4].type == RespType::kArray &&
+                  v[5] == Int(0) && v[6].elements.size() == 2 && v[6].elements[0] == Int(1);
+        EXPECT_TRUE(ok) << "client " << t << " round " << r;
+        if (ok) good.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(good.load(), kClients * kRounds);
+  // Both shared filters hold every MADD item of the clients writing to them.
+  EXPECT_EQ(Do({"BF.CARD", "p0"}), Int(kRounds * (1 + 2 * (kClients / 2))));
+}
+
 TEST_F(BfCommandsTest, SeenSetIsReadableUnderReservedName) {
   auto canon = Canonicalize("http://Example.COM:80/a");
   ASSERT_TRUE(canon.ok());

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "bf_store.h"
+#include "crawlfront/frontier/pass_hold.h"
 #include "crawlfront/common/bloom.h"
 
 namespace crawlfront {
@@ -245,7 +246,7 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
     batch_hashes.push_back(BloomHash(items[0]));
     f.newest.load()->Prefetch(batch_hashes[0]);
   }
-  std::lock_guard lock(f.mu);
+  PassLock lock(f.mu);
   size_t skip = 0;
   if (items.size() >= kWarmBatch) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
   for (size_t i = 0; i < items.size(); ++i) {
@@ -289,7 +290,7 @@ void UserBloomRegistry::Exists(std::string_view name, std::span<const std::strin
   if (!f) return;
   std::vector<uint64_t> hashes(items.size());
   for (size_t i = 0; i < items.size(); ++i) hashes[i] = BloomHash(items[i]);
-  std::lock_guard lock(f->mu);
+  PassLock lock(f->mu);
   if (hashes.size() >= kWarmBatch) {
     f->chain.ContainsBatch(hashes, SIZE_MAX, out->data());
     return;

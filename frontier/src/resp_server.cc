@@ -3,6 +3,8 @@
 // resp_server_builtins.cc.
 #include "crawlfront/frontier/resp_server.h"
 
+#include "crawlfront/frontier/pass_hold.h"
+
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -219,6 +221,7 @@ void RespServer::Dispatch(CallContext& ctx) {
     return;
   }
   const CommandSpec& spec = entry->second;
+  if (!(spec.flags & kCmdKeepsHold)) PassScope::Release();
   if (!ctx.client().authenticated && !(spec.flags & kCmdNoAuth)) {
     out.Error("NOAUTH Authentication required.");
     return;

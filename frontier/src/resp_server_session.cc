@@ -4,6 +4,8 @@
 // until it completes, which keeps replies in request order.
 #include "resp_server_session.h"
 
+#include "crawlfront/frontier/pass_hold.h"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
@@ -91,6 +93,7 @@ void RespSession::ExecuteOne() {
 }
 
 bool RespSession::ProcessBuffered() {
+  PassScope pass;  // a command's PassLock ends with the pass at the latest
   // Each pass consumes one request from the parser or returns.
   while (!closing_ && !waiting_deferred_) {
     if (out_.size() >= server_.options().max_pending_replies) return true;

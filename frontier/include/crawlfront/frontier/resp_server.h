@@ -207,6 +207,9 @@ enum CommandFlag : uint32_t {
   kCmdFast = 1u << 3,
   kCmdBlocking = 1u << 4,  // may Defer()
   kCmdAdmin = 1u << 5,
+  // Keeps a PassLock taken by the previous command (pass_hold.h); not
+  // shown by COMMAND.
+  kCmdKeepsHold = 1u << 6,
 };
 
 struct CommandSpec {
