@@ -104,3 +104,11 @@ macro(crawlfront_include_modules)
     include(${_f})
   endforeach()
 endmacro()
+
+# crawlfront_daemon_allocator(target): links a daemon with jemalloc when the
+# build found it (cmake/Dependencies.cmake).
+function(crawlfront_daemon_allocator target)
+  if(TARGET PkgConfig::JEMALLOC)
+    target_link_libraries(${target} PRIVATE PkgConfig::JEMALLOC)
+  endif()
+endfunction()

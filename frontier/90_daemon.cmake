@@ -6,6 +6,7 @@ crawlfront_module(NAME frontier_node
        crawlfront_config crawlfront_log crawlfront_net spdlog::spdlog fmt::fmt)
 add_executable(crawl-frontier src/frontier_main.cc)
 target_link_libraries(crawl-frontier PRIVATE crawlfront_frontier_node)
+crawlfront_daemon_allocator(crawl-frontier)
 crawlfront_test(NAME frontier_options_test SOURCES src/frontier_options_test.cc
                 DEPS crawlfront_frontier_node)
 if(TARGET frontier_options_test)

@@ -6,6 +6,7 @@ crawlfront_module(NAME worker
 
 add_executable(crawl-worker src/main.cc)
 target_link_libraries(crawl-worker PRIVATE crawlfront_worker)
+crawlfront_daemon_allocator(crawl-worker)
 set_target_properties(crawl-worker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 
 if(CRAWLFRONT_BUILD_TESTS)
