@@ -1,6 +1,7 @@
 // UserBloomRegistry: BF.SCANDUMP / BF.LOADCHUNK and snapshots.
 
 #include <rocksdb/write_batch.h>
+#include <chrono>
 #include <spdlog/spdlog.h>
 
 #include "bf_store.h"
@@ -13,6 +14,13 @@ namespace {
 constexpr uint64_t kDumpChunkBytes = uint64_t{4} << 20;
 
 Status BadData() { return Status::InvalidArgument("ERR received bad data"); }
+
+int64_t ToMillis(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+int64_t MillisSince(std::chrono::steady_clock::time_point t) {
+  return ToMillis(std::chrono::steady_clock::now() - t);
+}
 
 }  // namespace
 
@@ -80,21 +88,28 @@ Status UserBloomRegistry::LoadChunk(std::string_view name, int64_t iter,
   return complete ? SnapshotFilter(*f) : Status::Ok();
 }
 
-Status UserBloomRegistry::SnapshotFilter(Filter& f) {
+Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
   std::lock_guard guard(snapshot_mu_);
   rocksdb::WriteBatch batch;
   uint64_t counter, generation;
+  const auto start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration waited;
   {
     std::lock_guard lock(f.mu);
+    waited = std::chrono::steady_clock::now() - start;
     if (!f.Dirty()) return Status::Ok();
     BfAppendSnapshot(*store_, f, &batch);
     counter = f.counter;
     generation = f.generation;
+    if (bytes != nullptr) *bytes += f.chain.bytes();
   }
   CRAWLFRONT_RETURN_IF_ERROR(store_->Write(&batch));
   std::lock_guard lock(f.mu);
   f.snap_counter = counter;
   if (f.generation == generation) f.force_snapshot = false;
+  spdlog::debug("user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it waiting "
+                "for the filter",
+                f.name, counter, MillisSince(start), ToMillis(waited));
   return Status::Ok();
 }
 
@@ -105,9 +120,15 @@ Status UserBloomRegistry::SnapshotNow() {
     for (auto& [name, f] : filters_) all.push_back(f);
   }
   Status first;
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t bytes = 0;
   for (auto& f : all) {
-    Status st = SnapshotFilter(*f);
+    Status st = SnapshotFilter(*f, &bytes);
     if (!st.ok() && first.ok()) first = st;
+  }
+  if (bytes > 0) {
+    spdlog::info("user bloom: snapshot of the changed filters ({} bytes) in {} ms", bytes,
+                 MillisSince(start));
   }
   return first;
 }

@@ -156,7 +156,8 @@ class UserBloomRegistry {
   BfAddOutcome AddOne(Filter& f, uint64_t hash, size_t skip);
   Status ValidateName(std::string_view name) const;
   bool TryReserveBytes(uint64_t bytes);
-  Status SnapshotFilter(Filter& f);
+  // Snapshots f if it changed; adds its size to *bytes when it did.
+  Status SnapshotFilter(Filter& f, uint64_t* bytes = nullptr);
   void SnapshotLoop();
 
   Store* store_;
