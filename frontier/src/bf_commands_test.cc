@@ -339,7 +339,8 @@ TEST_F(BfCommandsTest, PipelinedRunsMixingFiltersAndCommands) {
     threads.emplace_back([&, t] {
       auto c = node_->Client();
       if (c == nullptr) return;
-      const std::string mine = "p" + std::to_string(t), other = "p" + std::to_string(1 - t % 2);
+      const std::string mine = "p" + std::to_string(t),
+                        other = "p" + std::to_string(1 - t % 2);
       for (int r = 0; r < kRounds; ++r) {
         std::string item = "i" + std::to_string(t) + "-" + std::to_string(r);
         auto replies = c->Pipeline({{"BF.ADD", mine, item},
@@ -354,7 +355,8 @@ TEST_F(BfCommandsTest, PipelinedRunsMixingFiltersAndCommands) {
         ASSERT_EQ(v.size(), 7u);
         bool ok = v[0] == Int(1) && v[1] == Int(1) && v[2].integer >= r + 1 &&
                   v[3] == Ints({1, 1}) && v[4].type == RespType::kArray &&
-                  v[5] == Int(0) && v[6].elements.size() == 2 && v[6].elements[0] == Int(1);
+                  v[5] == Int(0) && v[6].elements.size() == 2 &&
+                  v[6].elements[0] == Int(1);
         EXPECT_TRUE(ok) << "client " << t << " round " << r;
         if (ok) good.fetch_add(1);
       }

@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "bf_store.h"
-#include "crawlfront/frontier/pass_hold.h"
 #include "crawlfront/common/bloom.h"
+#include "crawlfront/frontier/pass_hold.h"
 
 namespace crawlfront {
 
@@ -248,7 +248,8 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
   }
   PassLock lock(f.mu);
   size_t skip = 0;
-  if (items.size() >= kWarmBatch) skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
+  if (items.size() >= kWarmBatch)
+    skip = f.chain.PrepareAdds(batch_hashes, in_older.data());
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t hash = batch_hashes.empty() ? BloomHash(items[i]) : batch_hashes[i];
     BfAddOutcome outcome =

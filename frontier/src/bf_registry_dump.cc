@@ -1,8 +1,9 @@
 // UserBloomRegistry: BF.SCANDUMP / BF.LOADCHUNK and snapshots.
 
 #include <rocksdb/write_batch.h>
-#include <chrono>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 #include "bf_store.h"
 
@@ -107,9 +108,10 @@ Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
   std::lock_guard lock(f.mu);
   f.snap_counter = counter;
   if (f.generation == generation) f.force_snapshot = false;
-  spdlog::debug("user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it waiting "
-                "for the filter",
-                f.name, counter, MillisSince(start), ToMillis(waited));
+  spdlog::debug(
+      "user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it waiting "
+      "for the filter",
+      f.name, counter, MillisSince(start), ToMillis(waited));
   return Status::Ok();
 }
 

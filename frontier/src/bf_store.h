@@ -29,7 +29,7 @@ struct UserBloomRegistry::Filter {
   Filter(std::string n, BfChain c);
   const std::string name;
   const std::string log_prefix;  // BfLogPrefix(name), built once
-  AdaptiveMutex mu;  // both io threads take it per command
+  AdaptiveMutex mu;              // both io threads take it per command
   // The chain's last sub-filter, readable without mu: an add prefetches its
   // block before taking mu, so the lock is not held across a cache miss.
   // Sub-filters live as long as the filter; Publish() after AddLink.

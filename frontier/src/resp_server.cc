@@ -3,8 +3,6 @@
 // resp_server_builtins.cc.
 #include "crawlfront/frontier/resp_server.h"
 
-#include "crawlfront/frontier/pass_hold.h"
-
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -16,6 +14,7 @@
 #include <tuple>
 
 #include "crawlfront/common/net.h"
+#include "crawlfront/frontier/pass_hold.h"
 #include "resp_server_session.h"
 
 namespace crawlfront {

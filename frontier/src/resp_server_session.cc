@@ -4,14 +4,14 @@
 // until it completes, which keeps replies in request order.
 #include "resp_server_session.h"
 
-#include "crawlfront/frontier/pass_hold.h"
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+
+#include "crawlfront/frontier/pass_hold.h"
 
 namespace crawlfront {
 

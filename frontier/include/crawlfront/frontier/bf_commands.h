@@ -162,7 +162,7 @@ class UserBloomRegistry {
 
   Store* store_;
   UserBloomOptions options_;
-  const uint64_t id_;  // unique per registry in the process (FindCached's memo)
+  const uint64_t id_;      // unique per registry in the process (FindCached's memo)
   mutable std::mutex mu_;  // guards filters_
   std::map<std::string, std::shared_ptr<Filter>, std::less<>> filters_;
   std::atomic<uint64_t> bytes_in_use_{0};
