@@ -2,11 +2,14 @@
 # BF.* throughput of crawl-frontier against redis-server's SADD/SISMEMBER, with
 # redis-benchmark (50 clients, pipelines of 1 and 64), in the same run.
 #   tests/bench/run_bf_redis.sh [requests per test, default 1000000]
-# Everything runs on 127.0.0.1 and is stopped by PID at the end.
+# ROUNDS=R (default 1) measures each pair R times, alternating crawlfront and
+# redis so that a VM whose speed drifts affects both alike, and prints the
+# medians. Everything runs on 127.0.0.1 and is stopped by PID at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD_DIR=${BUILD_DIR:-build}
 N=${1:-1000000}
+ROUNDS=${ROUNDS:-1}
 work=$(mktemp -d /tmp/bf-bench.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
@@ -29,24 +32,40 @@ rate() {  # port, pipeline, command...: prints requests/s (RATE_N requests, defa
   redis-benchmark -h 127.0.0.1 -p "$port" -c 50 -n "${RATE_N:-$N}" -P "$p" -r 100000000 -q "$@" 2>/dev/null |
     tr '\r' '\n' | sed -n 's/.*: \([0-9.]*\) requests per second.*/\1/p' | tail -1
 }
+median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+# compare LABEL SCALE REQUESTS PIPELINE crawlfront-args... "|" redis-args...
+# Prints the medians over ROUNDS alternating runs (times SCALE) and their ratio.
+compare() {
+  local label=$1 scale=$2 n=$3 p=$4 side=a; shift 4
+  local a_args=() b_args=() as=() bs=()
+  for x in "$@"; do
+    if [ "$x" = "|" ]; then side=b; elif [ $side = a ]; then a_args+=("$x"); else b_args+=("$x"); fi
+  done
+  for _ in $(seq "$ROUNDS"); do
+    as+=("$(RATE_N=$n rate "$fport" "$p" "${a_args[@]}")")
+    bs+=("$(RATE_N=$n rate "$rport" "$p" "${b_args[@]}")")
+  done
+  local a b
+  a=$(median "${as[@]}"); b=$(median "${bs[@]}")
+  printf "%-34s %14.0f %14.0f %8.2f\n" "$label" "$(python3 -c "print($a * $scale)")" \
+    "$(python3 -c "print($b * $scale)")" "$(python3 -c "print($a / $b)")"
+}
 # 100 items per call: BF.MADD into a filter with default parameters (it
 # grows a chain of sub-filters, as RedisBloom's does) and BF.MEXISTS on it,
-# against SADD / SMISMEMBER with the same 100 members. N/10 calls each, so
-# that Redis's set stays near 10^7 members (a few hundred MB).
+# against SADD / SMISMEMBER with the same 100 members. N/10 calls in all
+# (split over the rounds), so that Redis's set stays near 10^7 members (a
+# few hundred MB).
 items=(); for i in $(seq 100); do items+=("k${i}:__rand_int__"); done
 printf "%-34s %14s %14s %8s\n" "test (50 clients)" "crawlfront/s" "redis/s" "ratio"
 for p in 1 64; do
-  a=$(rate "$fport" "$p" BF.ADD bench "u:__rand_int__"); b=$(rate "$rport" "$p" SADD set "u:__rand_int__")
-  printf "%-34s %14s %14s %8.2f\n" "BF.ADD vs SADD, P=$p" "$a" "$b" "$(python3 -c "print($a / $b)")"
-  a=$(rate "$fport" "$p" BF.EXISTS bench "u:__rand_int__"); b=$(rate "$rport" "$p" SISMEMBER set "u:__rand_int__")
-  printf "%-34s %14s %14s %8.2f\n" "BF.EXISTS vs SISMEMBER, P=$p" "$a" "$b" "$(python3 -c "print($a / $b)")"
+  compare "BF.ADD vs SADD, P=$p" 1 "$N" "$p" BF.ADD bench "u:__rand_int__" "|" SADD set "u:__rand_int__"
+  compare "BF.EXISTS vs SISMEMBER, P=$p" 1 "$N" "$p" BF.EXISTS bench "u:__rand_int__" "|" \
+    SISMEMBER set "u:__rand_int__"
 done
-for pair in "BF.MADD bench2|SADD set2" "BF.MEXISTS bench2|SMISMEMBER set2"; do
-  a=$(RATE_N=$((N / 10)) rate "$fport" 64 ${pair%|*} "${items[@]}")
-  b=$(RATE_N=$((N / 10)) rate "$rport" 64 ${pair#*|} "${items[@]}")
-  base=${pair#*|}
-  printf "%-34s %14s %14s %8.2f  items/s\n" "${pair%% *} x100 vs ${base%% *}, P=64" \
-    "$(python3 -c "print(int($a * 100))")" "$(python3 -c "print(int($b * 100))")" \
-    "$(python3 -c "print($a / $b)")"
-done
+calls=$((N / 10 / ROUNDS))
+compare "BF.MADD x100 vs SADD x100, P=64" 100 "$calls" 64 BF.MADD bench2 "${items[@]}" "|" \
+  SADD set2 "${items[@]}"
+compare "BF.MEXISTS x100 vs SMISMEMBER, P=64" 100 "$calls" 64 BF.MEXISTS bench2 "${items[@]}" "|" \
+  SMISMEMBER set2 "${items[@]}"
+echo "(x100 rows: items/s; medians of $ROUNDS alternating run(s) per row)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
