@@ -44,7 +44,8 @@ TEST(PassHoldTest, InsideAPassTheLockLastsUntilThePassEnds) {
     { PassLock lock(a); }
   }
   EXPECT_TRUE(FreeElsewhere(a));  // the pass ended
-  PassLock after(a);              // and the thread is outside a pass again
+  { PassLock after(a); }          // outside a pass again: scoped, not kept
+  EXPECT_TRUE(FreeElsewhere(a));
 }
 
 }  // namespace

@@ -188,8 +188,8 @@ TEST(CanonicalCacheTest, AgreesWithCanonicalizeAndStaysBounded) {
   }
   EXPECT_EQ(cache.hits() + cache.misses(), 3 * urls.size());
   EXPECT_GT(cache.hits(), 0u);
-  EXPECT_GT(cache.misses(),
-            7u);  // unbounded, it would miss each of the 7 distinct URLs once
+  // Unbounded, it would miss each of the 7 distinct URLs once.
+  EXPECT_GT(cache.misses(), 7u);
 
   CanonicalCache big;
   for (int pass = 0; pass < 2; ++pass) {
