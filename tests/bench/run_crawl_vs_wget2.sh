@@ -6,7 +6,11 @@
 # crawlfront / best wget2.
 #   tests/bench/run_crawl_vs_wget2.sh [HOSTS [PAGES]]      (default 100 1000)
 # Environment: BUILD_DIR (build), SIMWEB (default $BUILD_DIR/bin/simweb),
-#   WORKERS ("1 2 4"), WGET_THREADS ("1 4 16 64"), RUN_TIMEOUT seconds per run (600).
+#   WORKERS ("1 2 4"), WGET_THREADS ("1 4 16 64"), WARC (gzip levels and/or
+#   "off": "6 off"), RUN_TIMEOUT seconds per run (600), ROUNDS (1): rounds of
+#   every run, each round's ratios against that round's best wget2 run, then
+#   the median ratio over the rounds (this VM's speed drifts by up to 2x over
+#   minutes, so a single round can mislead).
 # Same work for both: simweb with --slow-pages 0 --trap-every 0 --plain-robots
 # (every host: User-agent: * / Disallow: /private/), both obey robots.txt
 # (wget2 does by default), depth limit 1000 for both. "pages" are the requests
@@ -22,6 +26,8 @@ HOSTS=${1:-100}
 PAGES=${2:-1000}
 WORKERS=${WORKERS:-"1 2 4"}
 WGET_THREADS=${WGET_THREADS:-"1 4 16 64"}
+WARC=${WARC:-"6 off"}
+ROUNDS=${ROUNDS:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/crawl-wget2.XXXXXX)
@@ -68,10 +74,11 @@ report() {
   awk -v n="$1" -v p="$2" -v s="$3" -v c="$4" -v w="$5" 'BEGIN {
     printf "%-26s %8d %8.2f %9.1f %8.2f %12.3f %12.3f\n", n, p, s, p / s, c + w, 1000 * c / p, 1000 * (c + w) / p
   }' | tee -a "$work/results"
+  echo "$round" >>"$work/rounds"
 }
 
 run_crawlfront() {  # workers gzip_level|off
-  local dir="$work/cf-$1-$2" fport i
+  local dir="$work/cf-$1-$2-r$round" fport i
   mkdir -p "$dir"
   start_simweb "$dir"
   "$BUILD_DIR/bin/crawl-frontier" --listen 127.0.0.1:0 --http "" --data-dir "$dir/data" \
@@ -111,7 +118,7 @@ run_crawlfront() {  # workers gzip_level|off
 }
 
 run_wget2() {  # max_threads
-  local dir="$work/wget2-$1"
+  local dir="$work/wget2-$1-r$round"
   mkdir -p "$dir"
   start_simweb "$dir"
   local proxy="127.0.0.1:$sim_port"
@@ -135,18 +142,36 @@ run_wget2() {  # max_threads
 echo "simweb: $HOSTS hosts x $PAGES pages; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-26s %8s %8s %9s %8s %12s %12s\n" run pages seconds pages/s cpu_s \
   "cpu/1000p" "+simweb/1000p"
-for t in $WGET_THREADS; do run_wget2 "$t"; done
-for w in $WORKERS; do
-  for g in 6 off; do run_crawlfront "$w" "$g"; done
+for ((round = 1; round <= ROUNDS; round++)); do
+  [ "$ROUNDS" = 1 ] || echo "round $round"
+  for t in $WGET_THREADS; do run_wget2 "$t"; done
+  for w in $WORKERS; do
+    for g in $WARC; do run_crawlfront "$w" "$g"; done
+  done
 done
-cat "$work/notes" 2>/dev/null || true
-echo "ratios to the best wget2 run (pages/s: higher is better; CPU: lower is better):"
-awk '
-  /^wget2/ { if ($4 > bw) bw = $4; if (bc == "" || $6 < bc) bc = $6; if (bt == "" || $7 < bt) bt = $7 }
-  /^crawlfront/ { n[++k] = $1; r[k] = $4; c[k] = $6; t[k] = $7 }
+sort -u "$work/notes" 2>/dev/null || true
+echo "ratios to the best wget2 run of the same round (pages/s: higher is better; CPU: lower is better):"
+paste -d' ' "$work/results" "$work/rounds" | awk -v rounds="$ROUNDS" '
+  function median(list,   v, m, i, j, t) {
+    m = split(list, v, " ")
+    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+  }
+  /^wget2/ { r = $NF; if ($4 > bw[r]) bw[r] = $4; if (bc[r] == "" || $6 < bc[r]) bc[r] = $6; if (bt[r] == "" || $7 < bt[r]) bt[r] = $7 }
+  /^crawlfront/ { n[++k] = $1; r_[k] = $NF; p[k] = $4; c[k] = $6; t[k] = $7 }
   END {
-    if (bw == 0 || bc == 0 || bt == 0) { print "no usable wget2 run (no pages or no CPU time)"; exit 1 }
-    for (i = 1; i <= k; i++)
-      printf "%-26s pages/s x%.2f   crawler cpu/1000p x%.2f   with simweb x%.2f\n", n[i], r[i] / bw, c[i] / bc, t[i] / bt
-  }' "$work/results"
+    for (i = 1; i <= k; i++) {
+      r = r_[i]
+      if (bw[r] == 0 || bc[r] == 0 || bt[r] == 0) { print "no usable wget2 run in round " r; exit 1 }
+      a = p[i] / bw[r]; b = c[i] / bc[r]; d = t[i] / bt[r]
+      printf "%-26s%s pages/s x%.2f   crawler cpu/1000p x%.2f   with simweb x%.2f\n", n[i], (rounds > 1 ? " r" r : ""), a, b, d
+      if (!(n[i] in seen)) { seen[n[i]] = 1; order[++o] = n[i] }
+      ra[n[i]] = ra[n[i]] " " a; rb[n[i]] = rb[n[i]] " " b; rd[n[i]] = rd[n[i]] " " d
+    }
+    if (rounds > 1) {
+      print "medians over " rounds " rounds:"
+      for (j = 1; j <= o; j++)
+        printf "%-26s pages/s x%.2f   crawler cpu/1000p x%.2f   with simweb x%.2f\n", order[j], median(ra[order[j]]), median(rb[order[j]]), median(rd[order[j]])
+    }
+  }'
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
