@@ -1,9 +1,9 @@
-# HTML link extraction: a streaming HTML5-style tokenizer plus Boost.URL
-# resolution. gumbo and libxml2 are used only by the tests and the benchmark,
+# HTML link extraction: a streaming HTML5-style tokenizer plus common/'s URL
+# resolution and canonicalization (Boost.URL underneath). gumbo and libxml2 are used only by the tests and the benchmark,
 # as references to agree with and to measure against.
 crawlfront_module(NAME links
   SOURCES src/links.cc src/html_tokenizer.cc
-  DEPS Boost::url)
+  DEPS crawlfront_url)
 target_include_directories(crawlfront_links PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
 if(CRAWLFRONT_BUILD_TESTS)
   crawlfront_test(NAME links_test

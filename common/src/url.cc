@@ -187,31 +187,68 @@ Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts) 
   return Assemble(WholeUrl(*u), opts);
 }
 
-Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
-                                            const UrlOptions& opts) {
-  std::string base_scratch, ref_scratch, base_reparse, ref_reparse;
-  auto base_in = PrepareInput(base, false, opts.max_length, "base", &base_scratch);
-  if (!base_in.ok()) return base_in.status();
-  auto b = ParseChecked(*base_in, /*absolute=*/true, "base", &base_reparse);
-  if (!b.ok()) return b.status();
-  Status st = CheckScheme(*b);
-  if (!st.ok()) return Status::InvalidArgument("base: " + st.message());
-  if (b->encoded_host().empty()) return Status::InvalidArgument("base: URL has no host");
+// The base is copied: its parsed view must not point into the caller's string.
+struct UrlResolver::Impl {
+  Impl(std::string_view base_in, const UrlOptions& o) : base_copy(base_in), opts(o) {}
 
+  std::string base_copy, base_scratch, base_reparse;
+  mutable std::string ref_scratch, ref_reparse;
+  const UrlOptions& opts;
+  Status base_status;
+  urls::url_view base;
+};
+
+UrlResolver::UrlResolver(std::string_view base, const UrlOptions& opts)
+    : impl_(std::make_unique<Impl>(base, opts)) {
+  Impl& m = *impl_;
+  auto base_in = PrepareInput(m.base_copy, false, opts.max_length, "base", &m.base_scratch);
+  if (!base_in.ok()) {
+    m.base_status = base_in.status();
+    return;
+  }
+  auto b = ParseChecked(*base_in, /*absolute=*/true, "base", &m.base_reparse);
+  if (!b.ok()) {
+    m.base_status = b.status();
+    return;
+  }
+  Status st = CheckScheme(*b);
+  if (!st.ok()) {
+    m.base_status = Status::InvalidArgument("base: " + st.message());
+  } else if (b->encoded_host().empty()) {
+    m.base_status = Status::InvalidArgument("base: URL has no host");
+  } else {
+    m.base = *b;
+  }
+}
+
+UrlResolver::~UrlResolver() = default;
+UrlResolver::UrlResolver(UrlResolver&&) noexcept = default;
+UrlResolver& UrlResolver::operator=(UrlResolver&&) noexcept = default;
+
+const Status& UrlResolver::base_status() const { return impl_->base_status; }
+
+Result<CanonicalUrl> UrlResolver::Resolve(std::string_view ref) const {
+  const Impl& m = *impl_;
+  if (!m.base_status.ok()) return m.base_status;
   auto ref_in =
-      PrepareInput(ref, /*allow_empty=*/true, opts.max_length, "URL", &ref_scratch);
+      PrepareInput(ref, /*allow_empty=*/true, m.opts.max_length, "URL", &m.ref_scratch);
   if (!ref_in.ok()) return ref_in.status();
-  auto r = ParseChecked(*ref_in, /*absolute=*/false, "URL", &ref_reparse);
+  auto r = ParseChecked(*ref_in, /*absolute=*/false, "URL", &m.ref_reparse);
   if (!r.ok()) return r.status();
   // RFC 3986 5.4.2 allows reading "http:g" as "g" when the schemes match, as
   // browsers do; the strict reading ("http:g" has no host) is useless here.
   const bool same_scheme_relative =
-      r->has_scheme() && !r->has_authority() && r->scheme_id() == b->scheme_id();
+      r->has_scheme() && !r->has_authority() && r->scheme_id() == m.base.scheme_id();
   if (r->has_scheme() && !same_scheme_relative) {
     CRAWLFRONT_RETURN_IF_ERROR(CheckScheme(*r));
-    return Assemble(WholeUrl(*r), opts);
+    return Assemble(WholeUrl(*r), m.opts);
   }
-  return ResolveRelative(*b, *r, opts);
+  return ResolveRelative(m.base, *r, m.opts);
+}
+
+Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
+                                            const UrlOptions& opts) {
+  return UrlResolver(base, opts).Resolve(ref);
 }
 
 }  // namespace crawlfront

@@ -64,6 +64,22 @@ void BM_ResolveRelative(benchmark::State& state) {
 }
 BENCHMARK(BM_ResolveRelative);
 
+// The same references through one UrlResolver, as the worker resolves a
+// page's links: the base is parsed once.
+void BM_UrlResolverRelative(benchmark::State& state) {
+  const UrlOptions opts;
+  const std::vector<std::string> refs = {"../img/logo.png", "/about", "page2.html?x=1",
+                                         "//cdn.example.net/a.js", "#top"};
+  const UrlResolver resolver("https://www.example.com/blog/2023/post.html", opts);
+  size_t i = 0;
+  for (auto _ : state) {
+    auto r = resolver.Resolve(refs[i++ % refs.size()]);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_UrlResolverRelative);
+
 void BM_RegisteredDomainKey(benchmark::State& state) {
   for (auto _ : state) {
     auto k = HostKeyFor("www.shop.example.co.uk", HostKeyMode::kRegisteredDomain);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <memory>
 #include <ostream>
 #include <set>
 #include <string>
@@ -277,6 +278,38 @@ TEST_P(ResolveTable, ResultIsIdempotent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rfc3986, ResolveTable, testing::ValuesIn(kResolveCases));
+
+// One resolver over the whole table, twice: its scratch buffers carry
+// nothing from one reference (or one failure) to the next.
+TEST(UrlResolverTest, ReusedResolverMatchesTheTable) {
+  const UrlOptions opts;
+  const UrlResolver resolver(kRfcBase, opts);
+  EXPECT_TRUE(resolver.base_status().ok());
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Case& c : kResolveCases) {
+      SCOPED_TRACE(testing::PrintToString(c));
+      ExpectCase(c, resolver.Resolve(c.input));
+    }
+  }
+}
+
+TEST(UrlResolverTest, OwnsACopyOfItsBase) {
+  const UrlOptions opts;
+  auto base = std::make_unique<std::string>("http://a/b/c/d;p?q");
+  UrlResolver resolver(*base, opts);
+  base->assign("http://z/overwritten/");
+  base.reset();
+  UrlResolver moved = std::move(resolver);
+  ExpectCase({"", "http://a/b/c/g"}, moved.Resolve("g"));
+}
+
+TEST(UrlResolverTest, BadBaseFailsEveryReference) {
+  const UrlOptions opts;
+  const UrlResolver resolver("ftp://a/", opts);
+  EXPECT_EQ(resolver.base_status().code(), Status::Code::kInvalidArgument);
+  ExpectCase({"", "!base: unsupported scheme"}, resolver.Resolve("g"));
+  ExpectCase({"", "!base: unsupported scheme"}, resolver.Resolve("http://ok.test/"));
+}
 
 TEST(ResolveTest, RejectsBadBase) {
   const Case cases[] = {{"", "!base: empty"},

@@ -1,21 +1,18 @@
 #include "crawlfront/worker/links.h"
 
 #include <algorithm>
-#include <boost/url/parse.hpp>
-#include <boost/url/url.hpp>
-#include <boost/url/url_view.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "crawlfront/common/url.h"
 #include "html_tokenizer.h"
 
 namespace crawlfront {
 namespace {
 
-namespace urls = boost::urls;
 using html::Token;
 using html::TokenType;
 
@@ -105,41 +102,41 @@ void CleanHref(std::string_view href, bool brackets, std::string* cleaned) {
   }
 }
 
-// Resolves hrefs against a base; keeps its buffers between calls because
-// resolving is the hot part of extraction.
+// Resolves and canonicalizes hrefs against a base in one step (common/'s
+// UrlResolver, the same rules as every URL the frontier takes in); keeps its
+// buffers between calls because this is the hot part of extraction.
 class Resolver {
  public:
-  // `base` null: only absolute hrefs resolve.
-  explicit Resolver(const urls::url_view* base) : base_(base) {}
+  // `base` empty or unusable: only absolute hrefs resolve.
+  explicit Resolver(std::string_view base) : base_(base, UrlOpts()) {}
 
-  // The absolute http(s) URL without fragment, or nothing. The view is valid
-  // until the next call.
-  std::optional<std::string_view> Resolve(std::string_view href) {
-    for (const bool brackets : {true, false}) {
-      CleanHref(href, brackets, &cleaned_);
-      const auto ref = urls::parse_uri_reference(cleaned_);
-      if (!ref) continue;
-      if (base_ != nullptr) {
-        if (!urls::resolve(*base_, *ref, dest_)) continue;
-      } else if (ref->has_scheme()) {
-        dest_ = *ref;
-      } else {
-        return std::nullopt;
-      }
-      const urls::scheme id = dest_.scheme_id();
-      if (id != urls::scheme::http && id != urls::scheme::https) return std::nullopt;
-      if (dest_.encoded_host().empty()) return std::nullopt;
-      dest_.set_scheme_id(id);  // lower-case spelling: "HTTP:" -> "http:"
-      dest_.remove_fragment();
-      return std::string_view(dest_.buffer().data(), dest_.buffer().size());
+  // The canonical absolute http(s) URL, or nothing.
+  std::optional<std::string> Resolve(std::string_view href) {
+    CleanHref(href, /*brackets=*/true, &cleaned_);
+    Result<CanonicalUrl> url = ResolveCleaned();
+    // '[' and ']' are legal only in an IPv6 host: failing that, escape them.
+    if (!url.ok() && cleaned_.find_first_of("[]") != std::string::npos) {
+      CleanHref(href, /*brackets=*/false, &cleaned_);
+      url = ResolveCleaned();
     }
-    return std::nullopt;
+    if (!url.ok()) return std::nullopt;
+    return std::move(url->spec);
   }
 
  private:
-  const urls::url_view* base_;
+  static const UrlOptions& UrlOpts() {
+    static const UrlOptions kOpts;  // built once (strip_params)
+    return kOpts;
+  }
+
+  Result<CanonicalUrl> ResolveCleaned() {
+    // Absolute hrefs need no base.
+    if (!base_.base_status().ok()) return Canonicalize(cleaned_, UrlOpts());
+    return base_.Resolve(cleaned_);
+  }
+
+  UrlResolver base_;
   std::string cleaned_;
-  urls::url dest_;
 };
 
 // The URL of <meta http-equiv="refresh" content="5; url='...'"> (HTML5's
@@ -255,38 +252,28 @@ ExtractedLinks ExtractLinks(std::string_view html, std::string_view page_url,
   }
   out.truncated = collector.overflow();
 
-  const auto page = urls::parse_uri(page_url);
-  std::optional<urls::url_view> page_view;
-  if (page) page_view = *page;
   if (collector.base_href()) {
-    Resolver page_resolver(page_view ? &*page_view : nullptr);
-    if (auto base = page_resolver.Resolve(*collector.base_href()))
-      out.base = std::string(*base);
+    Resolver page_resolver(page_url);
+    out.base = page_resolver.Resolve(*collector.base_href());
   }
-  std::optional<urls::url_view> base_view = page_view;
-  if (out.base) {
-    const auto parsed_base = urls::parse_uri(*out.base);  // valid: Resolve built it
-    if (parsed_base) base_view = *parsed_base;
-  }
-
   if (out.meta_nofollow && opts.respect_nofollow) {
     out.nofollow_skipped += collector.raw().size();
     return out;
   }
-  Resolver resolver(base_view ? &*base_view : nullptr);
-  // `resolved` views the strings in out.links: the reserve() below is never
+  Resolver resolver(out.base ? std::string_view(*out.base) : page_url);
+  // `kept` views the strings in out.links: the reserve() below is never
   // exceeded, so they are not moved while the views live.
-  std::unordered_set<std::string_view> resolved;
+  std::unordered_set<std::string_view> kept;
   out.links.reserve(std::min(collector.raw().size(), opts.max_links));
   for (const std::string* raw : collector.raw()) {
-    const std::optional<std::string_view> url = resolver.Resolve(*raw);
-    if (!url || resolved.count(*url) != 0) continue;
+    std::optional<std::string> url = resolver.Resolve(*raw);
+    if (!url || kept.count(*url) != 0) continue;
     if (out.links.size() == opts.max_links) {
       out.truncated = true;
       break;
     }
-    out.links.emplace_back(*url);
-    resolved.insert(out.links.back());
+    out.links.push_back(std::move(*url));
+    kept.insert(out.links.back());
   }
   return out;
 }

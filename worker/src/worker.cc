@@ -66,7 +66,6 @@ class Worker::Impl {
   int64_t pages_leased_ = 0;
   size_t next_link_ = 0;  // round robin start
   worker_internal::ReportOptions report_opts_;
-  worker_internal::CanonicalCache canon_cache_;  // links seen on earlier pages
   Clock::time_point last_activity_ = Clock::now();
 };
 
@@ -156,7 +155,7 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
     in_flight_.erase(it);
     last_activity_ = Clock::now();
     worker_internal::Report rep =
-        worker_internal::BuildReport(job.lease, r, report_opts_, &canon_cache_);
+        worker_internal::BuildReport(job.lease, r, report_opts_);
     if (warc_ != nullptr && r.outcome == FetchOutcome::kResponse) {
       Status st = warc_->WriteExchange(worker_internal::BuildExchange(r, rep.links));
       if (!st.ok()) return st;  // lease expires at the frontier; refetched later
@@ -232,8 +231,6 @@ Status Worker::Impl::Run(const std::atomic<bool>& stop) {
                stats_.leases.load(), stats_.fetched.load(), stats_.robots.load(),
                stats_.retries.load(), stats_.failed.load(), stats_.disallowed.load(),
                stats_.acked.load(), stats_.http2.load());
-  spdlog::info("worker {} links: {} canonicalized, {} answered from the cache", opts_.id,
-               canon_cache_.misses(), canon_cache_.hits());
   return result;
 }
 

@@ -15,7 +15,6 @@
 #include "crawlfront/common/resp.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/common/status.h"
-#include "crawlfront/common/string_map.h"
 #include "crawlfront/worker/fetcher.h"
 #include "crawlfront/worker/warc.h"
 #include "worker_parse.h"
@@ -41,28 +40,8 @@ struct Report {
   std::vector<std::string> links;
 };
 
-// Canonical forms of resolved links, kept across pages: most links a crawl
-// finds repeat on many pages of a site (navigation, footers), and
-// canonicalizing one costs 1.7-2.7 us against a hash lookup. Bounded: when
-// full it starts over. Not thread-safe (the worker loop owns one).
-class CanonicalCache {
- public:
-  // capacity >= 1.
-  explicit CanonicalCache(size_t capacity = 1 << 15) : capacity_(capacity) {}
-  // The canonical spec of the absolute URL `url`, or "" if it has none.
-  const std::string& Get(std::string_view url);
-  uint64_t hits() const { return hits_; }
-  uint64_t misses() const { return misses_; }
-
- private:
-  size_t capacity_;
-  StringMap<std::string> map_;
-  uint64_t hits_ = 0, misses_ = 0;
-};
-
-// `cache` (optional) answers links seen on earlier pages.
 Report BuildReport(const Lease& lease, const FetchResult& result,
-                   const ReportOptions& opts, CanonicalCache* cache = nullptr);
+                   const ReportOptions& opts);
 
 // True for text/html and application/xhtml+xml Content-Types.
 bool IsHtml(std::string_view content_type);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <unordered_set>
 
 #include "crawlfront/common/url.h"
 #include "crawlfront/worker/links.h"
@@ -18,29 +17,12 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// Links of an HTML page, canonicalized and deduplicated; failures are
-// skipped. ExtractLinks already resolved them, so each is canonicalized
-// alone (no second parse of the page URL per link).
-std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& opts,
-                                   CanonicalCache* cache) {
+// Links of an HTML page: ExtractLinks gives them canonical and deduplicated.
+std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& opts) {
   LinkOptions link_opts;
   link_opts.respect_nofollow = opts.respect_nofollow;
   link_opts.max_links = opts.max_links;
-  ExtractedLinks extracted = ExtractLinks(r.body, r.url, link_opts);
-  std::vector<std::string> out;
-  // Views into `out`, which never reallocates (reserved): distinct links can
-  // share a canonical form ("/a/../b" and "/b").
-  out.reserve(extracted.links.size());
-  std::unordered_set<std::string_view> kept;
-  CanonicalCache own;  // no cache given: one for this page only
-  CanonicalCache& c = cache ? *cache : own;
-  for (const std::string& link : extracted.links) {
-    const std::string& spec = c.Get(link);
-    if (spec.empty() || kept.count(spec) != 0) continue;
-    out.push_back(spec);
-    kept.insert(out.back());
-  }
-  return out;
+  return ExtractLinks(r.body, r.url, link_opts).links;
 }
 
 void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
@@ -49,27 +31,13 @@ void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
 
 }  // namespace
 
-const std::string& CanonicalCache::Get(std::string_view url) {
-  static const UrlOptions kUrlOptions;  // built once (strip_params)
-  if (auto it = map_.find(url); it != map_.end()) {
-    ++hits_;
-    return it->second;
-  }
-  ++misses_;
-  Result<CanonicalUrl> c = Canonicalize(url, kUrlOptions);
-  std::string spec = c.ok() ? std::move(c->spec) : std::string();
-  if (map_.size() >= capacity_) map_.clear();
-  return map_.emplace(std::string(url), std::move(spec)).first->second;
-}
-
 bool IsHtml(std::string_view content_type) {
   std::string type = Lower(content_type.substr(0, content_type.find(';')));
   while (!type.empty() && type.back() == ' ') type.pop_back();
   return type == "text/html" || type == "application/xhtml+xml";
 }
 
-Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions& opts,
-                   CanonicalCache* cache) {
+Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions& opts) {
   Report rep;
   rep.command = {"FRONTIER.DONE", opts.worker_id, lease.id};
   auto& cmd = rep.command;
@@ -108,7 +76,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
     Result<CanonicalUrl> target = ResolveAndCanonicalize(r.url, r.Header("location"));
     if (target.ok()) rep.links.push_back(std::move(target->spec));
   } else if (IsHtml(r.Header("content-type"))) {
-    rep.links = PageLinks(r, opts, cache);
+    rep.links = PageLinks(r, opts);
   }
   if (!rep.links.empty()) {
     cmd.push_back("LINKS");

@@ -172,56 +172,6 @@ TEST(BuildReportTest, LinksSharingACanonicalFormAreSentOnce) {
             (std::vector<std::string>{"http://site.test/b", "http://site.test/d/c"}));
 }
 
-// The cache answers exactly what Canonicalize does, also across the
-// restart when it is full, and counts repeats as hits.
-TEST(CanonicalCacheTest, AgreesWithCanonicalizeAndStaysBounded) {
-  const std::vector<std::string> urls = {
-      "http://a.test/x",    "HTTP://A.TEST:80/./x", "http://a.test/x?utm_source=q&b=1",
-      "http://a.test/%7Ey", "ftp://a.test/",        "http://",
-      "http://a.test/x",    "http://b.test/"};
-  CanonicalCache cache(3);
-  for (int pass = 0; pass < 3; ++pass) {
-    for (const std::string& u : urls) {
-      Result<CanonicalUrl> want = Canonicalize(u);
-      EXPECT_EQ(cache.Get(u), want.ok() ? want->spec : "") << u << " pass " << pass;
-    }
-  }
-  EXPECT_EQ(cache.hits() + cache.misses(), 3 * urls.size());
-  EXPECT_GT(cache.hits(), 0u);
-  // Unbounded, it would miss each of the 7 distinct URLs once.
-  EXPECT_GT(cache.misses(), 7u);
-
-  CanonicalCache big;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const std::string& u : urls) big.Get(u);
-  }
-  EXPECT_EQ(big.misses(), 7u);
-  EXPECT_EQ(big.hits(), 9u);
-}
-
-// Reports built with a cache shared across pages list the same links as
-// without one.
-TEST(BuildReportTest, CachedLinksMatchUncached) {
-  Lease page{"L", "http://site.test/d/", 0, 1, "page", "default"};
-  const std::vector<std::string> bodies = {
-      "<a href=/a/../b>1</a><a href=/b>2</a><a href='http://SITE.test:80/b'>3</a>",
-      "<base href='http://other.test/e/'><a href=b>1</a><a href=/b>2</a><a "
-      "href=//x.test/>3</a>",
-      "<a href=/b>1</a><a href=c?utm_source=x>2</a><a href='javascript:x()'>3</a>",
-  };
-  CanonicalCache cache;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const std::string& body : bodies) {
-      FetchResult r = Response(200, {{"content-type", "text/html"}}, body);
-      r.url = "http://site.test/d/";
-      EXPECT_EQ(BuildReport(page, r, {"w", true, 10, 1}, &cache).links,
-                BuildReport(page, r, {"w", true, 10, 1}).links)
-          << body;
-    }
-  }
-  EXPECT_GT(cache.hits(), 0u);
-}
-
 TEST(BuildReportTest, RobotsBodyIsCapped) {
   Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
   Report rep = BuildReport(robots, Response(200, {}, std::string(kMaxRobotsBytes + 10, 'x')),

@@ -7,6 +7,7 @@
 // are listed in docs/urls.md. All functions here are pure and thread-safe.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,27 @@ Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts =
 // (message starts with "base: ") or for any reason Canonicalize gives.
 Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
                                             const UrlOptions& opts = {});
+
+// ResolveAndCanonicalize for many references against one base, which is
+// parsed once: a page's links all share their base, and parsing it again
+// per link was a third of resolving one. Not thread-safe (scratch buffers).
+class UrlResolver {
+ public:
+  // `opts` must outlive the resolver.
+  UrlResolver(std::string_view base, const UrlOptions& opts);
+  ~UrlResolver();
+  UrlResolver(UrlResolver&&) noexcept;
+  UrlResolver& operator=(UrlResolver&&) noexcept;
+
+  // Same result as ResolveAndCanonicalize(base, ref, opts).
+  Result<CanonicalUrl> Resolve(std::string_view ref) const;
+  // Why the base is unusable (every Resolve fails with it), or Ok.
+  const Status& base_status() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The politeness key of a canonical host (CanonicalUrl::host). For
 // kRegisteredDomain it returns the registered domain per libpsl's built-in

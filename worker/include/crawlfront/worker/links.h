@@ -23,10 +23,10 @@ struct LinkOptions {
 };
 
 struct ExtractedLinks {
-  // Resolved absolute http(s) URLs without fragment, deduplicated within the
-  // page, in document order. Not canonicalized (the worker does that).
+  // Resolved absolute http(s) URLs, canonicalized by common/ (so without
+  // fragment), deduplicated within the page, in document order.
   std::vector<std::string> links;
-  // The resolved <base href> in effect, if the page had a usable one.
+  // The resolved, canonical <base href> in effect, if the page had a usable one.
   std::optional<std::string> base;
   // The page carried <meta name="robots"> with "nofollow" or "none"; reported
   // even when respect_nofollow is false.
