@@ -1,8 +1,11 @@
 #include "crawlfront/worker/fetcher.h"
 
 #include <curl/curl.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -39,6 +42,9 @@ Status BuildList(std::string_view what, const std::vector<std::string>& entries,
 
 Status CheckOptions(const FetchOptions& o) {
   if (o.max_transfers < 1) return Status::InvalidArgument("max_transfers must be >= 1");
+  if (o.connection_cache < 1) {
+    return Status::InvalidArgument("connection_cache must be >= 1");
+  }
   if (o.max_body_bytes < 0 || o.low_speed_bytes < 0) {
     return Status::InvalidArgument("byte limits must not be negative");
   }
@@ -54,6 +60,25 @@ Status CheckOptions(const FetchOptions& o) {
     return Status::InvalidArgument("tls_ca_file: cannot read '" + o.tls_ca_file + "'");
   }
   return Status::Ok();
+}
+
+// The connection cache that fits the open-file limit next to the running
+// transfers and some spare descriptors, raising the soft limit if needed.
+long FittingConnectionCache(const FetchOptions& o) {
+  const rlim_t want = static_cast<rlim_t>(o.connection_cache) + o.max_transfers + 256;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return o.connection_cache;
+  if (lim.rlim_cur < want && lim.rlim_cur != RLIM_INFINITY) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max == RLIM_INFINITY ? want : std::min(want, lim.rlim_max);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  if (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur >= want) return o.connection_cache;
+  const rlim_t spare = static_cast<rlim_t>(o.max_transfers) + 256;
+  const long fit = lim.rlim_cur > spare + 1 ? static_cast<long>(lim.rlim_cur - spare) : 1;
+  spdlog::warn("fetcher: connection_cache {} lowered to {}: the open-file limit is {}",
+               o.connection_cache, fit, static_cast<unsigned long long>(lim.rlim_cur));
+  return fit;
 }
 
 }  // namespace
@@ -118,6 +143,7 @@ Result<std::unique_ptr<Fetcher>> Fetcher::Start(FetchOptions options) {
   if (s.multi == nullptr) return Status::Internal("curl_multi_init failed");
   // Multiplex HTTP/2 streams on one connection where the server offers it.
   curl_multi_setopt(s.multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  curl_multi_setopt(s.multi, CURLMOPT_MAXCONNECTS, FittingConnectionCache(f->options_));
   CRAWLFRONT_RETURN_IF_ERROR(s.events.Init(s.multi));
   f->thread_ = std::thread([p = f.get()] { p->Loop(); });
   return f;

@@ -247,6 +247,47 @@ TEST_F(FetcherTest, ManyConcurrentTransfers) {
   EXPECT_LE(server_.connections(), 4);
 }
 
+// A crawl returns to each host: with a cache that holds every host's
+// connection, each host costs one connection; a cache smaller than the
+// hosts visited in turn closes them and reconnects.
+TEST_F(FetcherTest, ConnectionCacheKeepsEveryHostsConnection) {
+  constexpr int kHosts = 10, kRounds = 3;
+  for (const int cache : {16, 4}) {
+    SCOPED_TRACE("connection_cache " + std::to_string(cache));
+    TestHttpServer server(Route);
+    FetchOptions o = Options();
+    for (int i = 0; i < kHosts; ++i) {
+      o.resolve.push_back("h" + std::to_string(i) + ".test:" + std::to_string(server.port()) +
+                          ":127.0.0.1");
+    }
+    o.max_transfers = 1;  // one at a time, hosts in turn
+    o.connection_cache = cache;
+    auto f = Fetcher::Start(o);
+    ASSERT_TRUE(f.ok());
+    for (int i = 0; i < kHosts * kRounds; ++i) {
+      const std::string url = "http://h" + std::to_string(i % kHosts) +
+                              ".test:" + std::to_string(server.port()) + "/ok";
+      ASSERT_TRUE((*f)->Submit({uint64_t(i), url}).ok());
+    }
+    std::vector<FetchResult> out = TakeAtLeast(**f, kHosts * kRounds);
+    ASSERT_EQ(out.size(), size_t{kHosts * kRounds});
+    for (const FetchResult& r : out) EXPECT_EQ(r.status, 200) << r.error;
+    if (cache >= kHosts) {
+      EXPECT_EQ(server.connections(), kHosts);
+    } else {
+      EXPECT_GT(server.connections(), kHosts);
+    }
+  }
+}
+
+TEST_F(FetcherTest, ConnectionCacheMustBePositive) {
+  FetchOptions o = Options();
+  o.connection_cache = 0;
+  auto f = Fetcher::Start(o);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("connection_cache"), std::string::npos);
+}
+
 // Waits (bounded) until the server has received `n` requests.
 bool WaitForRequests(const TestHttpServer& server, size_t n) {
   for (int i = 0; i < 500 && server.requests().size() < n; ++i) {

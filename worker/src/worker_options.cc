@@ -46,6 +46,8 @@ void AddLeaseKeys(ConfigTable<W>* t) {
 void AddFetchKeys(ConfigTable<W>* t) {
   t->Add("fetch.max_transfers", &W::max_transfers, 64, 1, 100000,
          "Transfers running at once.");
+  t->Add("fetch.connection_cache", &W::connection_cache, 1024, 1, 1000000,
+         "Connections kept open for reuse; should cover the hosts being crawled.");
   t->Add("fetch.user_agent", &W::user_agent,
          "crawlfront/0.1 (+https://example.invalid/crawlfront)",
          "User-Agent header; name the crawler and a contact URL.");
@@ -108,6 +110,7 @@ const ConfigTable<WorkerOptions>& WorkerConfigTable() {
 FetchOptions FetchOptionsOf(const WorkerOptions& o) {
   FetchOptions f;
   f.max_transfers = o.max_transfers;
+  f.connection_cache = o.connection_cache;
   f.user_agent = o.user_agent;
   f.connect_timeout = o.connect_timeout;
   f.total_timeout = o.total_timeout;

@@ -53,6 +53,7 @@ struct WorkerOptions {
 
   // [fetch] See FetchOptions for each.
   int max_transfers = 64;
+  int connection_cache = 1024;
   std::string user_agent = "crawlfront/0.1 (+https://example.invalid/crawlfront)";
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
   std::chrono::milliseconds total_timeout = std::chrono::seconds(60);
