@@ -201,7 +201,8 @@ struct UrlResolver::Impl {
 UrlResolver::UrlResolver(std::string_view base, const UrlOptions& opts)
     : impl_(std::make_unique<Impl>(base, opts)) {
   Impl& m = *impl_;
-  auto base_in = PrepareInput(m.base_copy, false, opts.max_length, "base", &m.base_scratch);
+  auto base_in =
+      PrepareInput(m.base_copy, false, opts.max_length, "base", &m.base_scratch);
   if (!base_in.ok()) {
     m.base_status = base_in.status();
     return;

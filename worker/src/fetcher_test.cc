@@ -257,8 +257,8 @@ TEST_F(FetcherTest, ConnectionCacheKeepsEveryHostsConnection) {
     TestHttpServer server(Route);
     FetchOptions o = Options();
     for (int i = 0; i < kHosts; ++i) {
-      o.resolve.push_back("h" + std::to_string(i) + ".test:" + std::to_string(server.port()) +
-                          ":127.0.0.1");
+      o.resolve.push_back("h" + std::to_string(i) +
+                          ".test:" + std::to_string(server.port()) + ":127.0.0.1");
     }
     o.max_transfers = 1;  // one at a time, hosts in turn
     o.connection_cache = cache;
