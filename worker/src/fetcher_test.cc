@@ -147,6 +147,15 @@ TEST_F(FetcherTest, SendsUserAgentAndAcceptEncoding) {
   EXPECT_NE(head.find("Accept-Encoding: "), std::string::npos);
   EXPECT_NE(head.find("gzip"), std::string::npos);
   EXPECT_EQ(r.request_head, head);
+
+  o.record_request_head = false;  // the same request, head not kept
+  auto quiet = Fetcher::Start(o);
+  ASSERT_TRUE(quiet.ok());
+  FetchResult q = FetchOne(**quiet, Url("/ok"));
+  EXPECT_EQ(q.status, 200) << q.error;
+  ASSERT_EQ(server_.requests().size(), 2u);
+  EXPECT_EQ(server_.requests()[1], head);
+  EXPECT_TRUE(q.request_head.empty()) << q.request_head;
 }
 
 TEST_F(FetcherTest, RedirectIsNotFollowed) {

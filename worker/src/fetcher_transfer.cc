@@ -148,9 +148,11 @@ Status Transfer::Configure(curl_slist* connect_to, curl_slist* resolve) {
   set(CURLOPT_WRITEDATA, static_cast<void*>(this));
   set(CURLOPT_HEADERFUNCTION, &Transfer::OnHeader);
   set(CURLOPT_HEADERDATA, static_cast<void*>(this));
-  set(CURLOPT_DEBUGFUNCTION, &Transfer::OnDebug);
-  set(CURLOPT_DEBUGDATA, static_cast<void*>(this));
-  set(CURLOPT_VERBOSE, 1L);  // required for the debug callback (request head)
+  if (options_.record_request_head) {
+    set(CURLOPT_DEBUGFUNCTION, &Transfer::OnDebug);
+    set(CURLOPT_DEBUGDATA, static_cast<void*>(this));
+    set(CURLOPT_VERBOSE, 1L);  // required for the debug callback (request head)
+  }
   set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::OnOpenSocket);
   set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
   if (connect_to != nullptr) set(CURLOPT_CONNECT_TO, connect_to);

@@ -111,6 +111,7 @@ FetchOptions FetchOptionsOf(const WorkerOptions& o) {
   FetchOptions f;
   f.max_transfers = o.max_transfers;
   f.connection_cache = o.connection_cache;
+  f.record_request_head = o.warc_enabled;  // only WARC request records use it
   f.user_agent = o.user_agent;
   f.connect_timeout = o.connect_timeout;
   f.total_timeout = o.total_timeout;

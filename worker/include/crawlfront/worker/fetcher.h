@@ -31,6 +31,11 @@ struct FetchOptions {
   // process's soft limit if it can, else lowers this and logs it.
   // Default: 1024.
   int connection_cache = 1024;
+  // Fill FetchResult::request_head (the WARC request record needs it). It
+  // takes libcurl's verbose mode, whose messages cost a few percent of the
+  // worker's CPU, so the worker turns it off when WARC is off.
+  // Default: true.
+  bool record_request_head = true;
   // User-Agent header; should name the crawler and a contact URL.
   // Default: "crawlfront/0.1 (+https://example.invalid/crawlfront)".
   std::string user_agent = "crawlfront/0.1 (+https://example.invalid/crawlfront)";
@@ -87,7 +92,8 @@ struct FetchResult {
   // HTTP version of the response: "1.0", "1.1", "2" or "3"; "" without one.
   std::string http_version;
   std::string primary_ip;  // address connected to; empty if none
-  // Request line and headers as sent (ends with a blank line).
+  // Request line and headers as sent (ends with a blank line); empty
+  // unless FetchOptions::record_request_head.
   std::string request_head;
   // Status line and headers of the final response as received.
   std::string response_head;
