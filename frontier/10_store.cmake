@@ -1,12 +1,13 @@
 crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc
                   DEPS crawlfront_status RocksDB::rocksdb-shared)
 crawlfront_module(NAME seen_set
-                  SOURCES src/seen_set.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc
+                  SOURCES src/seen_set.cc src/seen_cache.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc
                           src/seen_maintenance.cc src/seen_scan.cc
                   DEPS crawlfront_store crawlfront_bloom crawlfront_url crawlfront_ownership
                        spdlog::spdlog fmt::fmt)
 crawlfront_test(NAME seen_set_test
-                SOURCES src/seen_set_test.cc src/store_test.cc src/crash_test_util.cc
+                SOURCES src/seen_set_test.cc src/seen_cache_test.cc src/store_test.cc
+                        src/crash_test_util.cc
                 DEPS crawlfront_seen_set)
 crawlfront_bench(NAME seen_set_bench
                  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_set_bench.cc

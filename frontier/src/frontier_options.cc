@@ -57,8 +57,9 @@ void AddSeenKeys(ConfigTable<F>* t) {
              "loses about false_positive_rate of new URLs.");
   t->Add("seen.snapshot_interval", &F::snapshot_interval, seconds(60), milliseconds(0), kDay,
          "How often changed filters are written to RocksDB; 0 = only at shutdown.");
-  t->Add("seen.cache_entries", &F::cache_entries, 1024, 0, 1 << 20,
-         "Popular fingerprints cached per partition (power of two; 0 disables).");
+  t->Add("seen.cache_bytes", &F::seen_cache_bytes, int64_t{16} << 20, 0, int64_t{1} << 36,
+         "RAM for URLs confirmed seen (16 bytes each, all partitions), so repeated links "
+         "skip RocksDB; 0 disables.");
 }
 
 void AddCrawlKeys(ConfigTable<F>* t) {
@@ -159,7 +160,7 @@ SeenSetOptions SeenSetOptionsOf(const F& o) {
   s.rebuild_fill_ratio = o.rebuild_fill_ratio;
   s.mode = o.seen_mode == "bloom-only" ? SeenMode::kBloomOnly : SeenMode::kExact;
   s.snapshot_interval = o.snapshot_interval;
-  s.cache_entries_per_partition = static_cast<uint32_t>(o.cache_entries);
+  s.cache_bytes = static_cast<uint64_t>(o.seen_cache_bytes);
   return s;
 }
 

@@ -116,7 +116,7 @@ void SeenSet::ClassifyAndClaim(Insert& in) {
         Claim(P, in, i);
       } else if (!exact || P.pending.count(fp) != 0) {
         // Bloom-only: "maybe" counts as seen. Pending: another batch has it.
-      } else if (P.CacheHit(fp)) {
+      } else if (cache_->Contains(fp)) {
         ++in.hits;
       } else {
         in.to_check.push_back(i);
@@ -160,7 +160,7 @@ Status SeenSet::ConfirmOnDisk(Insert& in) {
                               &ignored);
       }
       if (s.ok()) {
-        P.CachePut(fp);
+        cache_->Put(fp);
       } else if (!s.IsNotFound()) {
         st = FromRocks(s);
       } else if (P.pending.count(fp) == 0) {
@@ -205,7 +205,7 @@ void SeenSet::RetireClaims(Insert& in, bool committed) {
       const Fingerprint& fp = in.keys[in.claimed[c]].fingerprint;
       P.pending.erase(fp);
       if (committed) {
-        P.CachePut(fp);
+        cache_->Put(fp);
       } else {
         --P.items;
       }

@@ -59,15 +59,17 @@ Status SeenSet::LoadAll() {
   }
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - start).count();
-  spdlog::info("seen-set: {} partitions, {} URLs, {:.1f} MiB of filters, mode {}, loaded in {} ms",
-               count, items, bytes / 1048576.0, SeenModeName(options_.mode), ms);
+  spdlog::info(
+      "seen-set: {} partitions, {} URLs, {:.1f} MiB of filters, {:.1f} MiB cache, mode {}, "
+      "loaded in {} ms",
+      count, items, bytes / 1048576.0, cache_->bytes() / 1048576.0, SeenModeName(options_.mode),
+      ms);
   return Status::Ok();
 }
 
 Status SeenSet::LoadPartition(uint32_t p) {
   Partition& P = *parts_[p];
   P.id = p;
-  P.cache.assign(options_.cache_entries_per_partition, Fingerprint{});
   std::string header;
   rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kSeenSnap),
                                         SnapHeaderKey(p), &header);

@@ -14,6 +14,7 @@
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/seen_set.h"
 #include "crawlfront/frontier/store.h"
+#include "seen_cache.h"
 
 namespace crawlfront {
 
@@ -37,20 +38,12 @@ struct SeenSet::Partition {
   bool rebuild_scheduled = false;
   uint64_t rebuilds = 0;
   uint64_t filter_gen = 0;  // bumped when a rebuild swaps the filter in
-  std::vector<Fingerprint> cache;  // direct-mapped popular fingerprints
   // Claimed by a batch whose RocksDB write has not finished: already in the
   // filter and counted in items; concurrent batches treat them as seen.
   std::unordered_set<Fingerprint, FingerprintHash> pending;
   uint64_t retired = 0;  // claim batches finished; see ConfirmOnDisk
 
   bool Dirty() const { return force_snapshot || counter != snap_counter || !has_snapshot; }
-  bool CacheHit(const Fingerprint& fp) const {
-    if (cache.empty()) return false;
-    return cache[fp.hi & (cache.size() - 1)] == fp;
-  }
-  void CachePut(const Fingerprint& fp) {
-    if (!cache.empty()) cache[fp.hi & (cache.size() - 1)] = fp;
-  }
 };
 
 // kSeen key: [partition:2][fingerprint:16]

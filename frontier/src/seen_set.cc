@@ -23,10 +23,6 @@ Status ValidateOptions(const SeenSetOptions& o) {
   if (!(o.rebuild_fill_ratio > 0 && o.rebuild_fill_ratio < 1)) {
     return Status::InvalidArgument("seen.rebuild_fill_ratio must be in (0, 1)");
   }
-  if (o.cache_entries_per_partition != 0 &&
-      !std::has_single_bit(o.cache_entries_per_partition)) {
-    return Status::InvalidArgument("seen.cache_entries must be 0 or a power of two");
-  }
   return Status::Ok();
 }
 
@@ -37,7 +33,8 @@ const char* SeenModeName(SeenMode mode) {
 }
 
 SeenSet::SeenSet(Store* store, const SeenSetOptions& options)
-    : store_(store), options_(options) {}
+    : store_(store), options_(options),
+      cache_(std::make_unique<SeenCache>(options.cache_bytes)) {}
 
 Result<std::unique_ptr<SeenSet>> SeenSet::Open(Store* store,
                                                const SeenSetOptions& options) {
@@ -70,17 +67,34 @@ SeenSet::~SeenSet() {
   if (!s.ok()) spdlog::error("seen-set: final snapshot failed: {}", s.ToString());
 }
 
+// Repeats confirmed on disk enter the cache (seen_cache.h). The partition
+// lock is not held across the RocksDB read.
 Result<bool> SeenSet::Contains(const SeenKey& key) {
-  uint32_t p = PartitionOf(key.host_hash);
-  Partition& P = *parts_[p];
-  std::lock_guard lock(P.mu);
-  if (!P.filter->MayContain(key.fingerprint.low64())) return false;
-  if (P.CacheHit(key.fingerprint) || P.pending.count(key.fingerprint) != 0) return true;
+  lookups_.fetch_add(1, std::memory_order_relaxed);
+  if (cache_->Contains(key.fingerprint)) {
+    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  const uint32_t p = PartitionOf(key.host_hash);
+  {
+    Partition& P = *parts_[p];
+    std::lock_guard lock(P.mu);
+    if (!P.filter->MayContain(key.fingerprint.low64())) {
+      bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (P.pending.count(key.fingerprint) != 0) return true;
+  }
+  disk_lookups_.fetch_add(1, std::memory_order_relaxed);
   std::string value;
   rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kSeen),
                                         SeenKeyBytes(p, key.fingerprint), &value);
-  if (s.IsNotFound()) return false;
+  if (s.IsNotFound()) {
+    false_positives_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   if (!s.ok()) return FromRocks(s);
+  cache_->Put(key.fingerprint);
   return true;
 }
 

@@ -40,7 +40,7 @@ struct FrontierOptions {
   double rebuild_fill_ratio = 0;
   std::string seen_mode;
   std::chrono::milliseconds snapshot_interval{};
-  int64_t cache_entries = 0;
+  int64_t seen_cache_bytes = 0;
   // [crawl]
   std::chrono::milliseconds default_delay{};
   double delay_factor = 0;

@@ -53,9 +53,9 @@ struct SeenSetOptions {
   // replays only inserts after a partition's snapshot. 0 disables the timer
   // (snapshots then happen on Close and SnapshotNow). Default: 60 s.
   std::chrono::milliseconds snapshot_interval{60'000};
-  // Fingerprints cached per partition for confirmed repeats, so popular links
-  // (navigation) skip RocksDB. 0 disables. Default: 1024 (16 KiB each).
-  uint32_t cache_entries_per_partition = 1024;
+  // RAM for fingerprints confirmed seen (16 bytes each, one cache for all
+  // partitions), so repeated links skip RocksDB. 0 disables. Default: 16 MiB.
+  uint64_t cache_bytes = 16 << 20;
 };
 
 // Identifies a URL within the seen-set: the host hash picks the partition,
@@ -93,6 +93,8 @@ struct SeenSetStats {
   uint64_t snapshots_written = 0;
   double max_fill_ratio = 0;
 };
+
+class SeenCache;
 
 class SeenSet {
  public:
@@ -164,6 +166,7 @@ class SeenSet {
   Store* store_;
   SeenSetOptions options_;
   std::vector<std::unique_ptr<Partition>> parts_;
+  std::unique_ptr<SeenCache> cache_;
 
   std::mutex bg_mu_;
   std::condition_variable bg_cv_;
