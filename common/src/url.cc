@@ -92,41 +92,76 @@ Result<std::string> CanonicalHost(const urls::url_view& u) {
   }
 }
 
-// Appends ":port" unless it is the scheme's default.
-Status AppendPort(const urls::url_view& u, urls::scheme scheme, std::string* spec) {
-  if (!u.has_port()) return Status::Ok();
-  auto port = ParsePort(u.port());
-  if (!port.ok()) return port.status();
-  const unsigned default_port = scheme == urls::scheme::https ? 443 : 80;
-  if (*port != 0 && *port != default_port)
-    spec->append(":").append(std::to_string(*port));
-  return Status::Ok();
-}
-
-Result<CanonicalUrl> Assemble(const Components& c, const UrlOptions& opts) {
-  const urls::url_view& auth = *c.authority;
-  if (!auth.has_authority()) return Status::InvalidArgument("URL has no host");
-  if (auth.has_userinfo() && !opts.allow_credentials) {
-    return Status::InvalidArgument(
-        "URL has embedded credentials (user:password@); set allow_credentials to strip");
-  }
+// The canonical URL from checked parts; `host` is canonical already and
+// `host_key`, if not null, is HostKeyFor(host). `port` 0 = none.
+Result<CanonicalUrl> Build(bool https, std::string host, const std::string* host_key,
+                           unsigned port, std::string_view path, bool has_query,
+                           std::string_view query, const UrlOptions& opts) {
   CanonicalUrl out;
-  auto host = CanonicalHost(auth);
-  if (!host.ok()) return host.status();
-  out.host = std::move(host).value();
-  out.spec.reserve(c.path.size() + c.query.size() + out.host.size() + 16);
-  out.spec.append(c.scheme == urls::scheme::https ? "https://" : "http://");
+  out.host = std::move(host);
+  out.spec.reserve(path.size() + query.size() + out.host.size() + 16);
+  out.spec.append(https ? "https://" : "http://");
   out.spec.append(out.host);
-  CRAWLFRONT_RETURN_IF_ERROR(AppendPort(auth, c.scheme, &out.spec));
-  url_internal::AppendCanonicalPath(c.path, opts, &out.spec);
-  if (c.has_query) url_internal::AppendCanonicalQuery(c.query, opts, &out.spec);
+  if (port != 0 && port != (https ? 443u : 80u))
+    out.spec.append(":").append(std::to_string(port));
+  url_internal::AppendCanonicalPath(path, opts, &out.spec);
+  if (has_query) url_internal::AppendCanonicalQuery(query, opts, &out.spec);
   if (out.spec.size() > opts.max_length) {
     return Status::InvalidArgument("canonical URL too long (" +
                                    std::to_string(out.spec.size()) + " bytes, limit " +
                                    std::to_string(opts.max_length) + ")");
   }
-  out.host_key = HostKeyFor(out.host, opts.host_key_mode);
+  out.host_key = host_key ? *host_key : HostKeyFor(out.host, opts.host_key_mode);
   return out;
+}
+
+// Host and port of a parsed authority, checked (credentials per opts).
+struct Origin {
+  bool https = false;
+  std::string host;
+  unsigned port = 0;
+};
+
+Result<Origin> OriginOf(urls::scheme scheme, const urls::url_view& auth,
+                        const UrlOptions& opts) {
+  if (!auth.has_authority()) return Status::InvalidArgument("URL has no host");
+  if (auth.has_userinfo() && !opts.allow_credentials) {
+    return Status::InvalidArgument(
+        "URL has embedded credentials (user:password@); set allow_credentials to strip");
+  }
+  Origin o;
+  o.https = scheme == urls::scheme::https;
+  auto host = CanonicalHost(auth);
+  if (!host.ok()) return host.status();
+  o.host = std::move(host).value();
+  if (auth.has_port()) {
+    auto port = ParsePort(auth.port());
+    if (!port.ok()) return port.status();
+    o.port = *port;
+  }
+  return o;
+}
+
+Result<CanonicalUrl> Assemble(const Components& c, const UrlOptions& opts) {
+  auto origin = OriginOf(c.scheme, *c.authority, opts);
+  if (!origin.ok()) return origin.status();
+  return Build(origin->https, std::move(origin->host), nullptr, origin->port, c.path,
+               c.has_query, c.query, opts);
+}
+
+// SplitSimpleAbsolute's parts: the host needs only NormalizeRegName.
+Result<CanonicalUrl> AssembleSimple(const url_internal::SimpleParts& p,
+                                    const UrlOptions& opts) {
+  auto host = NormalizeRegName(p.host);
+  if (!host.ok()) return host.status();
+  unsigned port = 0;
+  if (!p.port.empty()) {
+    auto parsed = ParsePort(p.port);
+    if (!parsed.ok()) return parsed.status();
+    port = *parsed;
+  }
+  return Build(p.https, std::move(host).value(), nullptr, port, p.path, p.has_query,
+               p.query, opts);
 }
 
 Components WholeUrl(const urls::url_view& u) {
@@ -134,8 +169,7 @@ Components WholeUrl(const urls::url_view& u) {
 }
 
 // RFC 3986 5.2.3: the base path up to its last '/', then the ref path.
-std::string MergePaths(const urls::url_view& base, std::string_view ref_path) {
-  std::string_view bp = base.encoded_path();
+std::string MergePaths(std::string_view bp, std::string_view ref_path) {
   if (bp.empty()) return "/" + std::string(ref_path);
   std::string merged(bp.substr(0, bp.rfind('/') + 1));
   merged.append(ref_path);
@@ -159,7 +193,7 @@ Result<CanonicalUrl> ResolveRelative(const urls::url_view& base,
     if (ref_path.front() == '/') {
       c.path = ref_path;
     } else {
-      merged = MergePaths(base, ref_path);
+      merged = MergePaths(base.encoded_path(), ref_path);
       c.path = merged;
     }
   }
@@ -176,26 +210,46 @@ std::vector<std::string> DefaultStripParams() {
   return {"jsessionid", "phpsessid", "sid", "sessionid", "utm_*", "gclid", "fbclid"};
 }
 
-Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts) {
+namespace {
+
+Result<CanonicalUrl> CanonicalizeImpl(std::string_view url, const UrlOptions& opts,
+                                      bool fast) {
   std::string scratch, reparse_buf;
   auto prepared =
       PrepareInput(url, /*allow_empty=*/false, opts.max_length, "URL", &scratch);
   if (!prepared.ok()) return prepared.status();
+  url_internal::SimpleParts parts;
+  if (fast && url_internal::SplitSimpleAbsolute(*prepared, &parts)) {
+    return AssembleSimple(parts, opts);
+  }
   auto u = ParseChecked(*prepared, /*absolute=*/true, "URL", &reparse_buf);
   if (!u.ok()) return u.status();
   CRAWLFRONT_RETURN_IF_ERROR(CheckScheme(*u));
   return Assemble(WholeUrl(*u), opts);
 }
 
+}  // namespace
+
+Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts) {
+  return CanonicalizeImpl(url, opts, /*fast=*/true);
+}
+
 // The base is copied: its parsed view must not point into the caller's string.
+// Its origin and host key are computed once for the relative fast path.
 struct UrlResolver::Impl {
   Impl(std::string_view base_in, const UrlOptions& o) : base_copy(base_in), opts(o) {}
+
+  Result<CanonicalUrl> Resolve(std::string_view ref, bool fast) const;
+  Result<CanonicalUrl> ResolveSimple(const url_internal::SimpleParts& ref) const;
 
   std::string base_copy, base_scratch, base_reparse;
   mutable std::string ref_scratch, ref_reparse;
   const UrlOptions& opts;
   Status base_status;
   urls::url_view base;
+  bool base_simple = false;  // base_origin and base_host_key are set
+  Origin base_origin;
+  std::string base_host_key;
 };
 
 UrlResolver::UrlResolver(std::string_view base, const UrlOptions& opts)
@@ -215,10 +269,20 @@ UrlResolver::UrlResolver(std::string_view base, const UrlOptions& opts)
   Status st = CheckScheme(*b);
   if (!st.ok()) {
     m.base_status = Status::InvalidArgument("base: " + st.message());
-  } else if (b->encoded_host().empty()) {
+    return;
+  }
+  if (b->encoded_host().empty()) {
     m.base_status = Status::InvalidArgument("base: URL has no host");
-  } else {
-    m.base = *b;
+    return;
+  }
+  m.base = *b;
+  // A base whose origin fails (bad host or port, credentials) keeps every
+  // ref on the full path, which reports that error.
+  auto origin = OriginOf(m.base.scheme_id(), m.base, opts);
+  if (origin.ok()) {
+    m.base_origin = std::move(origin).value();
+    m.base_host_key = HostKeyFor(m.base_origin.host, opts.host_key_mode);
+    m.base_simple = true;
   }
 }
 
@@ -228,28 +292,76 @@ UrlResolver& UrlResolver::operator=(UrlResolver&&) noexcept = default;
 
 const Status& UrlResolver::base_status() const { return impl_->base_status; }
 
-Result<CanonicalUrl> UrlResolver::Resolve(std::string_view ref) const {
-  const Impl& m = *impl_;
-  if (!m.base_status.ok()) return m.base_status;
+// ResolveRelative for a SplitSimpleRelative ref, with the base's origin.
+Result<CanonicalUrl> UrlResolver::Impl::ResolveSimple(
+    const url_internal::SimpleParts& ref) const {
+  std::string_view path = base.encoded_path(), query = base.encoded_query();
+  bool has_query = base.has_query();
+  std::string merged;
+  if (!ref.path.empty()) {
+    if (ref.path.front() == '/') {
+      path = ref.path;
+    } else {
+      merged = MergePaths(path, ref.path);
+      path = merged;
+    }
+  }
+  if (ref.has_query || !ref.path.empty()) {
+    has_query = ref.has_query;
+    query = ref.query;
+  }
+  return Build(base_origin.https, base_origin.host, &base_host_key, base_origin.port,
+               path, has_query, query, opts);
+}
+
+Result<CanonicalUrl> UrlResolver::Impl::Resolve(std::string_view ref, bool fast) const {
+  if (!base_status.ok()) return base_status;
   auto ref_in =
-      PrepareInput(ref, /*allow_empty=*/true, m.opts.max_length, "URL", &m.ref_scratch);
+      PrepareInput(ref, /*allow_empty=*/true, opts.max_length, "URL", &ref_scratch);
   if (!ref_in.ok()) return ref_in.status();
-  auto r = ParseChecked(*ref_in, /*absolute=*/false, "URL", &m.ref_reparse);
+  url_internal::SimpleParts parts;
+  if (fast && base_simple && url_internal::SplitSimpleRelative(*ref_in, &parts)) {
+    return ResolveSimple(parts);
+  }
+  if (fast && (url_internal::SplitSimpleAbsolute(*ref_in, &parts) ||
+               url_internal::SplitSimpleNetworkPath(
+                   *ref_in, base.scheme_id() == urls::scheme::https, &parts))) {
+    return AssembleSimple(parts, opts);
+  }
+  auto r = ParseChecked(*ref_in, /*absolute=*/false, "URL", &ref_reparse);
   if (!r.ok()) return r.status();
   // RFC 3986 5.4.2 allows reading "http:g" as "g" when the schemes match, as
   // browsers do; the strict reading ("http:g" has no host) is useless here.
   const bool same_scheme_relative =
-      r->has_scheme() && !r->has_authority() && r->scheme_id() == m.base.scheme_id();
+      r->has_scheme() && !r->has_authority() && r->scheme_id() == base.scheme_id();
   if (r->has_scheme() && !same_scheme_relative) {
     CRAWLFRONT_RETURN_IF_ERROR(CheckScheme(*r));
-    return Assemble(WholeUrl(*r), m.opts);
+    return Assemble(WholeUrl(*r), opts);
   }
-  return ResolveRelative(m.base, *r, m.opts);
+  return ResolveRelative(base, *r, opts);
+}
+
+Result<CanonicalUrl> UrlResolver::Resolve(std::string_view ref) const {
+  return impl_->Resolve(ref, /*fast=*/true);
 }
 
 Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
                                             const UrlOptions& opts) {
   return UrlResolver(base, opts).Resolve(ref);
 }
+
+namespace url_internal {
+
+Result<CanonicalUrl> CanonicalizeWithFullParser(std::string_view url,
+                                                const UrlOptions& opts) {
+  return CanonicalizeImpl(url, opts, /*fast=*/false);
+}
+
+Result<CanonicalUrl> ResolveWithFullParser(const UrlResolver& resolver,
+                                           std::string_view ref) {
+  return resolver.impl_->Resolve(ref, /*fast=*/false);
+}
+
+}  // namespace url_internal
 
 }  // namespace crawlfront

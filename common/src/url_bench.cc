@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "crawlfront/common/url.h"
+#include "url_internal.h"
 
 namespace crawlfront {
 namespace {
@@ -27,28 +28,36 @@ const std::vector<std::string>& Urls() {
   return urls;
 }
 
+// Arg "fast": 1 = as shipped, 0 = always the full Boost.URL parser (the
+// fast paths for simple shapes off), for a ratio in the same run.
+Result<CanonicalUrl> CanonicalizeWith(bool fast, std::string_view url,
+                                      const UrlOptions& opts) {
+  return fast ? Canonicalize(url, opts)
+              : url_internal::CanonicalizeWithFullParser(url, opts);
+}
+
 void BM_Canonicalize(benchmark::State& state) {
   const UrlOptions opts;
   const auto& urls = Urls();
   size_t i = 0;
   for (auto _ : state) {
-    auto r = Canonicalize(urls[i++ % urls.size()], opts);
+    auto r = CanonicalizeWith(state.range(0) != 0, urls[i++ % urls.size()], opts);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_Canonicalize);
+BENCHMARK(BM_Canonicalize)->ArgName("fast")->Arg(0)->Arg(1);
 
 void BM_CanonicalizeAlreadyCanonical(benchmark::State& state) {
   const UrlOptions opts;
   const std::string url = "https://www.example.com/articles/2023/05/some-article.html";
   for (auto _ : state) {
-    auto r = Canonicalize(url, opts);
+    auto r = CanonicalizeWith(state.range(0) != 0, url, opts);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_CanonicalizeAlreadyCanonical);
+BENCHMARK(BM_CanonicalizeAlreadyCanonical)->ArgName("fast")->Arg(0)->Arg(1);
 
 void BM_ResolveRelative(benchmark::State& state) {
   const UrlOptions opts;
@@ -71,14 +80,34 @@ void BM_UrlResolverRelative(benchmark::State& state) {
   const std::vector<std::string> refs = {"../img/logo.png", "/about", "page2.html?x=1",
                                          "//cdn.example.net/a.js", "#top"};
   const UrlResolver resolver("https://www.example.com/blog/2023/post.html", opts);
+  const bool fast = state.range(0) != 0;
   size_t i = 0;
   for (auto _ : state) {
-    auto r = resolver.Resolve(refs[i++ % refs.size()]);
+    const std::string& ref = refs[i++ % refs.size()];
+    auto r =
+        fast ? resolver.Resolve(ref) : url_internal::ResolveWithFullParser(resolver, ref);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_UrlResolverRelative);
+BENCHMARK(BM_UrlResolverRelative)->ArgName("fast")->Arg(0)->Arg(1);
+
+// Absolute hrefs (the other common shape) through one UrlResolver.
+void BM_UrlResolverAbsolute(benchmark::State& state) {
+  const UrlOptions opts;
+  const auto& refs = Urls();
+  const UrlResolver resolver("https://www.example.com/blog/2023/post.html", opts);
+  const bool fast = state.range(0) != 0;
+  size_t i = 0;
+  for (auto _ : state) {
+    const std::string& ref = refs[i++ % refs.size()];
+    auto r =
+        fast ? resolver.Resolve(ref) : url_internal::ResolveWithFullParser(resolver, ref);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_UrlResolverAbsolute)->ArgName("fast")->Arg(0)->Arg(1);
 
 void BM_RegisteredDomainKey(benchmark::State& state) {
   for (auto _ : state) {

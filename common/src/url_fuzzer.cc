@@ -1,15 +1,18 @@
 // libFuzzer target: Canonicalize and ResolveAndCanonicalize on arbitrary
-// bytes must return a value or a Status, never crash; and every accepted
-// result must be a fixed point (canonicalizing it again changes nothing).
+// bytes must return a value or a Status, never crash; every accepted result
+// must be a fixed point (canonicalizing it again changes nothing); and the
+// fast paths for simple shapes must agree with the full parser.
 // Input: the first '\n' splits base and ref for the resolve call; the whole
 // input is also canonicalized on its own.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "crawlfront/common/url.h"
+#include "url_internal.h"
 
 namespace {
 
@@ -22,6 +25,19 @@ void CheckFixedPoint(const crawlfront::CanonicalUrl& url,
                  again.ok() ? again->spec.c_str() : again.status().ToString().c_str());
     std::abort();
   }
+}
+
+std::string Describe(const crawlfront::Result<crawlfront::CanonicalUrl>& r) {
+  if (!r.ok()) return "error: " + r.status().message();
+  return r->spec + " | " + r->host + " | " + r->host_key;
+}
+
+void CheckSame(const crawlfront::Result<crawlfront::CanonicalUrl>& fast,
+               const crawlfront::Result<crawlfront::CanonicalUrl>& full) {
+  if (Describe(fast) == Describe(full)) return;
+  std::fprintf(stderr, "fast path '%s' != full parser '%s'\n", Describe(fast).c_str(),
+               Describe(full).c_str());
+  std::abort();
 }
 
 }  // namespace
@@ -37,14 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   for (const auto* opts : {&kDefault, &kLenient}) {
-    if (auto url = crawlfront::Canonicalize(in, *opts); url.ok()) {
-      CheckFixedPoint(*url, *opts);
-    }
+    auto url = crawlfront::Canonicalize(in, *opts);
+    if (url.ok()) CheckFixedPoint(*url, *opts);
+    CheckSame(url, crawlfront::url_internal::CanonicalizeWithFullParser(in, *opts));
     const size_t nl = in.find('\n');
     if (nl == std::string_view::npos) continue;
-    auto resolved =
-        crawlfront::ResolveAndCanonicalize(in.substr(0, nl), in.substr(nl + 1), *opts);
+    const crawlfront::UrlResolver resolver(in.substr(0, nl), *opts);
+    auto resolved = resolver.Resolve(in.substr(nl + 1));
     if (resolved.ok()) CheckFixedPoint(*resolved, *opts);
+    CheckSame(resolved, crawlfront::url_internal::ResolveWithFullParser(
+                            resolver, in.substr(nl + 1)));
   }
   return 0;
 }

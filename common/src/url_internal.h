@@ -33,6 +33,35 @@ Result<std::string_view> PrepareInput(std::string_view in, bool allow_empty,
 // no surrogates, <= U+10FFFF); sets *len to its length.
 bool Utf8SequenceAt(const unsigned char* p, const unsigned char* end, size_t* len);
 
+// --- url_split.cc: the common shapes, split without Boost.URL ---
+
+// Views into a prepared input (PrepareInput: fragment cut, escapes valid).
+struct SimpleParts {
+  bool https = false;
+  std::string_view host, port;  // absolute only; port: digits or empty
+  std::string_view path;        // encoded
+  bool has_query = false;
+  std::string_view query;  // encoded, without '?'
+};
+
+// "http(s)://" (lowercase), a plain host name (letters, digits, '-', '.';
+// at least one letter, so never an IP address), an optional ":digits", then
+// a path and query without '[' or ']'. False: not this shape (use the full
+// parser), not an error.
+bool SplitSimpleAbsolute(std::string_view in, SimpleParts* out);
+
+// "//" and then what SplitSimpleAbsolute takes after the scheme; the scheme
+// is the base's (`https`).
+bool SplitSimpleNetworkPath(std::string_view in, bool https, SimpleParts* out);
+
+// A reference without scheme or authority: does not start with "//" and has
+// no ':', '[' or ']'.
+bool SplitSimpleRelative(std::string_view in, SimpleParts* out);
+
+// Canonicalize without the fast path, for tests (url.cc).
+Result<CanonicalUrl> CanonicalizeWithFullParser(std::string_view url,
+                                                const UrlOptions& opts);
+
 // --- url_host.cc ---
 
 // Canonical form of a reg-name host as it appears in the URL (may be

@@ -83,6 +83,13 @@ Result<CanonicalUrl> Canonicalize(std::string_view url, const UrlOptions& opts =
 Result<CanonicalUrl> ResolveAndCanonicalize(std::string_view base, std::string_view ref,
                                             const UrlOptions& opts = {});
 
+class UrlResolver;
+namespace url_internal {
+// For tests: Resolve without the fast paths for simple shapes (url.cc).
+Result<CanonicalUrl> ResolveWithFullParser(const UrlResolver& resolver,
+                                           std::string_view ref);
+}  // namespace url_internal
+
 // ResolveAndCanonicalize for many references against one base, which is
 // parsed once: a page's links all share their base, and parsing it again
 // per link was a third of resolving one. Not thread-safe (scratch buffers).
@@ -100,6 +107,8 @@ class UrlResolver {
   const Status& base_status() const;
 
  private:
+  friend Result<CanonicalUrl> url_internal::ResolveWithFullParser(const UrlResolver&,
+                                                                  std::string_view);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
