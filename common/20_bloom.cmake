@@ -1,5 +1,5 @@
 # Cache-line-blocked Bloom filter (docs/bloom.md).
-crawlfront_module(NAME bloom SOURCES src/bloom.cc src/bloom_simd.cc
+crawlfront_module(NAME bloom SOURCES src/bloom.cc src/bloom_simd.cc src/huge_pages.cc
                   DEPS crawlfront_status PkgConfig::XXHASH)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   # popcnt counts set bits in Add and RecountBits; every x86-64-v2 CPU has it.

@@ -2,7 +2,6 @@
 
 #include "bloom_simd.h"
 
-#include <sys/mman.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -14,13 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "crawlfront/common/huge_pages.h"
+
 namespace crawlfront {
 namespace {
 
 constexpr uint32_t kGolden = 0x9e3779b9;  // 2^32 / golden ratio, as RocksDB
 constexpr uint32_t kBitShift = 32 - 9;    // top 9 bits address 512 bits
 constexpr uint64_t kMmapThreshold = uint64_t{4} << 20;
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
 constexpr uint64_t kMaxBlocks = uint64_t{1} << 40;  // 64 TiB: beyond any use
 
 uint64_t LoadRelaxed(const uint64_t* p) {
@@ -242,27 +242,14 @@ uint64_t* BlockedBloom::Allocate(uint64_t bytes, bool huge_pages, bool* mapped) 
     if (p != nullptr) std::memset(p, 0, bytes);
     return static_cast<uint64_t*>(p);
   }
-  // Anonymous mappings come zeroed and are faulted in lazily. Over-map by a
-  // huge page so the array can start on a 2 MiB boundary, then trim.
-  const uint64_t len = bytes + kHugePage;
-  void* raw =
-      mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  const uintptr_t tail = aligned + bytes;
-  if (start + len > tail) munmap(reinterpret_cast<void*>(tail), start + len - tail);
   // Huge pages save TLB misses on random probes (docs/bloom.md measures it).
-  madvise(reinterpret_cast<void*>(aligned), bytes,
-          huge_pages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-  return reinterpret_cast<uint64_t*>(aligned);
+  return static_cast<uint64_t*>(MapAligned(bytes, huge_pages));
 }
 
 void BlockedBloom::Release() {
   if (words_ == nullptr) return;
   if (mapped_) {
-    munmap(words_, bytes());
+    UnmapAligned(words_, bytes());
   } else {
     ::operator delete (words_, std::align_val_t{64});
   }

@@ -50,6 +50,7 @@ struct CrawlCore::Prepared {
   CanonicalUrl canon;
   SeenKey key;
   HostState* host = nullptr;
+  bool as_given = false;    // canon and key are the URL's as given
   bool known_seen = false;  // found in the seen-set as given: no insert
 };
 
@@ -57,25 +58,31 @@ struct CrawlCore::Prepared {
 // URL whose exact spelling is in the seen-set is a canonical spec (only
 // canonical specs go in; fingerprints are 128-bit), so it is answered
 // "seen" without canonicalizing it (docs/scheduling.md, "Adding URLs").
-bool CrawlCore::KnownAsGiven(std::string_view crawl_id, const AddRequest& r,
-                             Prepared* p) const {
+// AsGiven takes a canonical-looking URL's key as spelled; KnownAsGiven
+// looks it up. Add does the first for a whole batch and prefetches the
+// keys' cache slots, so their cache misses overlap.
+bool CrawlCore::AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
   if (r.refetch_at_ms > 0 || r.url.size() > options_.url.max_length) return false;
   const std::string_view host = CanonicalLookingHost(r.url);
   if (host.empty()) return false;
-  CanonicalUrl c{std::string(r.url), std::string(host),
-                 HostKeyFor(host, options_.url.host_key_mode)};
-  const SeenKey key = SeenKeyFor(crawl_id, c);
-  Result<bool> seen = seen_->Contains(key);
+  p->canon = CanonicalUrl{std::string(r.url), std::string(host),
+                          HostKeyFor(host, options_.url.host_key_mode)};
+  p->key = SeenKeyFor(crawl_id, p->canon);
+  p->as_given = true;
+  return true;
+}
+
+bool CrawlCore::KnownAsGiven(Prepared* p) const {
+  if (!p->as_given) return false;
+  Result<bool> seen = seen_->Contains(p->key);
   if (!seen.ok() || !*seen) return false;
-  p->canon = std::move(c);
-  p->key = key;
   p->known_seen = true;
   return true;
 }
 
 void CrawlCore::PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
   p->req = &r;
-  if (KnownAsGiven(crawl_id, r, p)) {
+  if (KnownAsGiven(p)) {
     if (auto why = scope_.Check(p->canon, r.depth)) p->reason = std::move(*why);
     return;
   }
@@ -122,6 +129,9 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
   if (!ValidCrawlId(crawl_id)) return Status::InvalidArgument("bad crawl id");
   out->assign(requests.size(), AddResult{});
   std::vector<Prepared> preps(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (AsGiven(crawl_id, requests[i], &preps[i])) seen_->Prefetch(preps[i].key);
+  }
   for (size_t i = 0; i < requests.size(); ++i) PrepareOne(crawl_id, requests[i], &preps[i]);
 
   bool any_new = false;

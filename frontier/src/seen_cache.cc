@@ -2,25 +2,41 @@
 
 #include <bit>
 
+#include "crawlfront/common/huge_pages.h"
+
 namespace crawlfront {
+namespace {
+
+// atomic_ref<const T> is C++26; a relaxed load does not write.
+uint64_t Load(const uint64_t& word) {
+  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)).load(std::memory_order_relaxed);
+}
+void Store(uint64_t& word, uint64_t value) {
+  std::atomic_ref<uint64_t>(word).store(value, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 SeenCache::SeenCache(uint64_t bytes) {
   const uint64_t want = bytes / Fingerprint::kSize;
   if (want == 0) return;
   const uint64_t n = std::bit_floor(want);
+  words_ = static_cast<uint64_t*>(MapAligned(n * Fingerprint::kSize, /*huge=*/true));
+  if (words_ == nullptr) return;  // no cache: every lookup goes on
   mask_ = n - 1;
-  slots_ = std::make_unique<Slot[]>(n);
   seq_ = std::make_unique<std::atomic<uint32_t>[]>(kStripes);
 }
 
+SeenCache::~SeenCache() { UnmapAligned(words_, bytes()); }
+
 bool SeenCache::Contains(const Fingerprint& fp) const {
-  if (!slots_) return false;
+  if (words_ == nullptr) return false;
   const uint64_t i = fp.hi & mask_;
   const std::atomic<uint32_t>& seq = seq_[i % kStripes];
   const uint32_t before = seq.load(std::memory_order_acquire);
   if (before & 1) return false;
-  const uint64_t hi = slots_[i].hi.load(std::memory_order_relaxed);
-  const uint64_t lo = slots_[i].lo.load(std::memory_order_relaxed);
+  const uint64_t hi = Load(words_[2 * i]);
+  const uint64_t lo = Load(words_[2 * i + 1]);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (seq.load(std::memory_order_relaxed) != before) return false;
   // An empty slot holds {0, 0}: only the all-zero fingerprint could match it.
@@ -28,15 +44,15 @@ bool SeenCache::Contains(const Fingerprint& fp) const {
 }
 
 void SeenCache::Put(const Fingerprint& fp) {
-  if (!slots_) return;
+  if (words_ == nullptr) return;
   const uint64_t i = fp.hi & mask_;
   std::atomic<uint32_t>& seq = seq_[i % kStripes];
   uint32_t s = seq.load(std::memory_order_relaxed);
   if (s & 1) return;
   if (!seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire)) return;
   std::atomic_thread_fence(std::memory_order_release);
-  slots_[i].hi.store(fp.hi, std::memory_order_relaxed);
-  slots_[i].lo.store(fp.lo, std::memory_order_relaxed);
+  Store(words_[2 * i], fp.hi);
+  Store(words_[2 * i + 1], fp.lo);
   seq.store(s + 2, std::memory_order_release);
 }
 

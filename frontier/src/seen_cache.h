@@ -18,25 +18,31 @@ class SeenCache {
   // Holds the largest power of two of 16-byte entries that fits in `bytes`;
   // under 16 bytes disables the cache.
   explicit SeenCache(uint64_t bytes);
+  ~SeenCache();
+  SeenCache(const SeenCache&) = delete;
+  SeenCache& operator=(const SeenCache&) = delete;
 
   // Lock-free: a slot is read under a seqlock, and a read that races a write
   // of its stripe is a miss.
   bool Contains(const Fingerprint& fp) const;
   // Best effort: skipped when another thread is writing the same stripe.
   void Put(const Fingerprint& fp);
+  // Starts loading fp's slot into the CPU cache (batches overlap the misses).
+  void Prefetch(const Fingerprint& fp) const {
+    if (words_ != nullptr) __builtin_prefetch(&words_[2 * (fp.hi & mask_)]);
+  }
 
-  uint64_t entries() const { return slots_ ? mask_ + 1 : 0; }
+  uint64_t entries() const { return words_ != nullptr ? mask_ + 1 : 0; }
   uint64_t bytes() const { return entries() * Fingerprint::kSize; }
 
  private:
-  struct Slot {
-    std::atomic<uint64_t> hi{0};
-    std::atomic<uint64_t> lo{0};
-  };
   static constexpr uint64_t kStripes = 4096;
 
   uint64_t mask_ = 0;
-  std::unique_ptr<Slot[]> slots_;
+  // Slot i is words_[2i] (hi) and words_[2i+1] (lo), accessed through
+  // std::atomic_ref; on huge pages (a lookup is a random read, like a
+  // Bloom probe).
+  uint64_t* words_ = nullptr;
   std::unique_ptr<std::atomic<uint32_t>[]> seq_;  // odd while a write runs
 };
 

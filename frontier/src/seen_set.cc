@@ -98,6 +98,8 @@ Result<bool> SeenSet::Contains(const SeenKey& key) {
   return true;
 }
 
+void SeenSet::Prefetch(const SeenKey& key) const { cache_->Prefetch(key.fingerprint); }
+
 PartitionStats SeenSet::GetPartitionStats(uint32_t p) const {
   const Partition& P = *parts_[p];
   std::lock_guard lock(P.mu);
