@@ -176,32 +176,47 @@ std::string MergePaths(std::string_view bp, std::string_view ref_path) {
   return merged;
 }
 
+// A path and query, encoded, the query without '?'.
+struct PathQuery {
+  std::string_view path;
+  bool has_query = false;
+  std::string_view query;
+};
+
+// RFC 3986 5.2.2 for a ref without authority: the target's path and query.
+// May point into *merged.
+PathQuery MergeRef(const PathQuery& base, const PathQuery& ref, std::string* merged) {
+  PathQuery out = base;
+  if (!ref.path.empty()) {
+    if (ref.path.front() == '/') {
+      out.path = ref.path;
+    } else {
+      *merged = MergePaths(base.path, ref.path);
+      out.path = *merged;
+    }
+  }
+  if (ref.has_query || !ref.path.empty()) {
+    out.has_query = ref.has_query;
+    out.query = ref.query;
+  }
+  return out;
+}
+
+PathQuery PathQueryOf(const urls::url_view& u) {
+  return {u.encoded_path(), u.has_query(), u.encoded_query()};
+}
+
 // RFC 3986 5.2.2 for a ref without scheme (or with the base's scheme and no
 // authority, see ResolveAndCanonicalize). Dot segments are removed later by
 // Assemble. (Boost.URL 1.81's resolve() also normalizes, decoding "%2F".)
 Result<CanonicalUrl> ResolveRelative(const urls::url_view& base,
                                      const urls::url_view& ref, const UrlOptions& opts) {
-  Components c{base.scheme_id(), &base, base.encoded_path(), base.has_query(),
-               base.encoded_query()};
+  const urls::url_view& authority = ref.has_authority() ? ref : base;
+  PathQuery target = PathQueryOf(ref);
   std::string merged;
-  if (ref.has_authority()) {
-    return Assemble(
-        {c.scheme, &ref, ref.encoded_path(), ref.has_query(), ref.encoded_query()}, opts);
-  }
-  const std::string_view ref_path = ref.encoded_path();
-  if (!ref_path.empty()) {
-    if (ref_path.front() == '/') {
-      c.path = ref_path;
-    } else {
-      merged = MergePaths(base.encoded_path(), ref_path);
-      c.path = merged;
-    }
-  }
-  if (ref.has_query() || !ref_path.empty()) {
-    c.has_query = ref.has_query();
-    c.query = ref.encoded_query();
-  }
-  return Assemble(c, opts);
+  if (!ref.has_authority()) target = MergeRef(PathQueryOf(base), target, &merged);
+  return Assemble(
+      {base.scheme_id(), &authority, target.path, target.has_query, target.query}, opts);
 }
 
 }  // namespace
@@ -295,23 +310,11 @@ const Status& UrlResolver::base_status() const { return impl_->base_status; }
 // ResolveRelative for a SplitSimpleRelative ref, with the base's origin.
 Result<CanonicalUrl> UrlResolver::Impl::ResolveSimple(
     const url_internal::SimpleParts& ref) const {
-  std::string_view path = base.encoded_path(), query = base.encoded_query();
-  bool has_query = base.has_query();
   std::string merged;
-  if (!ref.path.empty()) {
-    if (ref.path.front() == '/') {
-      path = ref.path;
-    } else {
-      merged = MergePaths(path, ref.path);
-      path = merged;
-    }
-  }
-  if (ref.has_query || !ref.path.empty()) {
-    has_query = ref.has_query;
-    query = ref.query;
-  }
+  const PathQuery target =
+      MergeRef(PathQueryOf(base), {ref.path, ref.has_query, ref.query}, &merged);
   return Build(base_origin.https, base_origin.host, &base_host_key, base_origin.port,
-               path, has_query, query, opts);
+               target.path, target.has_query, target.query, opts);
 }
 
 Result<CanonicalUrl> UrlResolver::Impl::Resolve(std::string_view ref, bool fast) const {
