@@ -4,26 +4,23 @@
 #include <algorithm>
 
 #include <rocksdb/memtablerep.h>
-#include <rocksdb/slice_transform.h>
 
+#include "crawlfront/frontier/hashed_vector_rep.h"
 #include "crawlfront/frontier/store.h"
 
 namespace crawlfront {
 
 void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
   if (which == Cf::kSeen) {
-    // Many short skip lists: the prefix is the 2-byte partition id plus the
-    // fingerprint's first byte (256 buckets per partition). Fingerprints are
-    // random, so in one long list every insert is a chain of ~25 dependent
-    // cache misses; with one list per partition (2-byte prefix) a 64 MiB
-    // memtable still held ~800 keys per list and inserts cost 4.5-7 us
-    // each, against 1.1-2.5 us with 3-byte prefixes (docs/benchmarks.md).
-    // A partition scan (rebuild, load) is 256 prefix seeks (seen_scan.cc).
-    cf->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(3));
-    // 2^16 lists (4 prefixes each) keep the lists short (~12 keys at 10^6
-    // keys per memtable) for ~6 MiB of list heads per memtable.
-    cf->memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(
-        /*bucket_count=*/1 << 16, /*skiplist_height=*/4, /*skiplist_branching_factor=*/4));
+    // Random fingerprints, each written once and read back by exact key:
+    // an append plus a hash-bucket push per insert, one sort per flush
+    // (hashed_vector_rep.h). RocksDB's hash-skip-list (3-byte prefix, 2^16
+    // lists) inserted cheaply but re-inserted every key into one sorted list
+    // to flush: 10^6 keys cost 5.2-5.3 s of CPU against 2.1 s here
+    // (memtable_bench, docs/benchmarks.md). No prefix extractor: partition
+    // scans are one bounded seek (seen_scan.cc). One bucket per ~64 bytes
+    // of memtable (an entry is ~50) keeps chains short.
+    cf->memtable_factory.reset(new HashedVectorRepFactory(cf->write_buffer_size / 64));
   } else if (which == Cf::kHost || which == Cf::kMeta) {
     // Records rewritten over and over (host counters, crawl counters) and
     // read only at start-up: every rewrite in a skip list is a search placed

@@ -1,10 +1,14 @@
 // RocksDB memtable layouts for the seen-set's random fingerprint keys
 // ([partition:2][fingerprint:16]), batches of 100 through DB::Write with the
 // WAL on, 10^6 keys into a fresh DB per layout (flushes and compactions of
-// the 64 MiB memtables included, as in the daemon):
-//   skiplist        RocksDB's default: one list over all keys
-//   hash_prefix2    one skip list per partition (the layout before 2026-12)
-//   hash_prefix3    one per partition and fingerprint byte (store_memtable.cc)
+// the 64 MiB memtables included, as in the daemon, and a final flush):
+//   layout:0 skiplist       RocksDB's default: one list over all keys
+//   layout:1 hash_prefix2   one skip list per partition (until session 4)
+//   layout:2 hash_prefix3   one per partition and fingerprint byte (until session 11)
+//   layout:3 vector         RocksDB's VectorRep (no point reads: for reference)
+//   layout:4 hashed_vector  VectorRep plus a hash index (store_memtable.cc)
+// cpu_s is the process's CPU time at the end (flush threads included): run
+// one layout per process, e.g. --benchmark_filter=layout:4/
 // Usage: memtable_bench [--benchmark_filter=...]
 #include <cstring>
 #include <filesystem>
@@ -17,7 +21,10 @@
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/write_batch.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include "crawlfront/frontier/hashed_vector_rep.h"
 
 namespace {
 
@@ -25,7 +32,7 @@ constexpr int64_t kKeys = 1'000'000;
 constexpr int kBatch = 100;
 constexpr uint32_t kPartitions = 1024;
 
-enum Layout { kSkipList, kHashPrefix2, kHashPrefix3 };
+enum Layout { kSkipList, kHashPrefix2, kHashPrefix3, kVector, kHashedVector };
 
 rocksdb::Options OptionsFor(Layout layout) {
   rocksdb::Options o;
@@ -39,6 +46,10 @@ rocksdb::Options OptionsFor(Layout layout) {
   } else if (layout == kHashPrefix3) {
     o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(3));
     o.memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(1 << 16, 4, 4));
+  } else if (layout == kVector) {
+    o.memtable_factory.reset(new rocksdb::VectorRepFactory());
+  } else if (layout == kHashedVector) {
+    o.memtable_factory.reset(new crawlfront::HashedVectorRepFactory(1 << 20));
   }
   return o;
 }
@@ -69,6 +80,10 @@ void BM_Insert(benchmark::State& state) {
     s = db->Write(rocksdb::WriteOptions(), &batch);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
   }
+  db->Flush(rocksdb::FlushOptions());
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  state.counters["cpu_s"] = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   state.SetItemsProcessed(state.iterations() * kBatch);
   db.reset();
   std::filesystem::remove_all(dir);
@@ -79,6 +94,8 @@ BENCHMARK(BM_Insert)
     ->Arg(kSkipList)
     ->Arg(kHashPrefix2)
     ->Arg(kHashPrefix3)
+    ->Arg(kVector)
+    ->Arg(kHashedVector)
     ->Iterations(kKeys / kBatch)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
