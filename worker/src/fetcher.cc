@@ -137,8 +137,10 @@ Result<std::unique_ptr<Fetcher>> Fetcher::Start(FetchOptions options) {
   CRAWLFRONT_RETURN_IF_ERROR(GlobalInitOnce());
   std::unique_ptr<Fetcher> f(new Fetcher(std::move(options)));
   Shared& s = *f->shared_;
-  CRAWLFRONT_RETURN_IF_ERROR(BuildList("connect_to", f->options_.connect_to, 3, &s.connect_to));
-  CRAWLFRONT_RETURN_IF_ERROR(BuildList("resolve", f->options_.resolve, 2, &s.resolve));
+  std::vector<std::string> connect_to = f->options_.connect_to, resolve = f->options_.resolve;
+  fetcher_internal::SplitWildcardConnectTo(&connect_to, &resolve);
+  CRAWLFRONT_RETURN_IF_ERROR(BuildList("connect_to", connect_to, 3, &s.connect_to));
+  CRAWLFRONT_RETURN_IF_ERROR(BuildList("resolve", resolve, 2, &s.resolve));
   s.multi = curl_multi_init();
   if (s.multi == nullptr) return Status::Internal("curl_multi_init failed");
   // Multiplex HTTP/2 streams on one connection where the server offers it.

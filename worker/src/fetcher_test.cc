@@ -238,6 +238,50 @@ TEST_F(FetcherTest, ConnectToMapsFakeHostToLoopback) {
   EXPECT_NE(server_.requests()[0].find("Host: www.example.test\r\n"), std::string::npos);
 }
 
+// "::ADDR:PORT" sends every host and port to ADDR:PORT, with the request's
+// own Host header (through ":::PORT" and RESOLVE "*:PORT:ADDR").
+TEST_F(FetcherTest, WildcardConnectToReachesTheTargetForEveryHost) {
+  FetchOptions o = Options();
+  o.connect_to = {"::127.0.0.1:" + std::to_string(server_.port())};
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(FetchOne(**f, "http://a.example.test/ok").status, 200);
+  EXPECT_EQ(FetchOne(**f, "http://b.example.test:8080/ok").status, 200);
+  ASSERT_EQ(server_.requests().size(), 2u);
+  EXPECT_NE(server_.requests()[0].find("Host: a.example.test\r\n"), std::string::npos);
+  EXPECT_NE(server_.requests()[1].find("Host: b.example.test:8080\r\n"), std::string::npos);
+}
+
+TEST(SplitWildcardConnectToTest, RewritesOnlyNumericCatchAllEntries) {
+  using fetcher_internal::SplitWildcardConnectTo;
+  std::vector<std::string> ct = {"a.test:443:127.0.0.1:8443", "::127.0.0.1:8080"}, rs;
+  SplitWildcardConnectTo(&ct, &rs);
+  EXPECT_EQ(ct, (std::vector<std::string>{"a.test:443:127.0.0.1:8443", ":::8080"}));
+  EXPECT_EQ(rs, (std::vector<std::string>{"*:8080:127.0.0.1"}));
+
+  ct = {"::[::1]:9000"};
+  rs = {"x.test:80:10.0.0.1"};
+  SplitWildcardConnectTo(&ct, &rs);
+  EXPECT_EQ(ct, (std::vector<std::string>{":::9000"}));
+  EXPECT_EQ(rs, (std::vector<std::string>{"x.test:80:10.0.0.1", "*:9000:[::1]"}));
+
+  // Kept: a target that is a name, a bad port, a host or port of its own,
+  // a port that RESOLVE already maps (it would win over the wildcard).
+  for (const char* entry : {"::proxy.test:3128", "::127.0.0.1:0", "::127.0.0.1:x",
+                                   ":80:127.0.0.1:8080", "h.test::127.0.0.1:8080"}) {
+    ct = {entry};
+    rs.clear();
+    SplitWildcardConnectTo(&ct, &rs);
+    EXPECT_EQ(ct, std::vector<std::string>{entry});
+    EXPECT_TRUE(rs.empty()) << entry;
+  }
+  ct = {"::127.0.0.1:8080"};
+  rs = {"+h.test:8080:127.0.0.2"};
+  SplitWildcardConnectTo(&ct, &rs);
+  EXPECT_EQ(ct, std::vector<std::string>{"::127.0.0.1:8080"});
+  EXPECT_EQ(rs.size(), 1u);
+}
+
 TEST_F(FetcherTest, ManyConcurrentTransfers) {
   auto f = Fetcher::Start(Options());
   ASSERT_TRUE(f.ok());

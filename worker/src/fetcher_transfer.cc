@@ -105,6 +105,54 @@ Status CheckCurlListEntry(std::string_view what, std::string_view entry, int min
   return Status::Ok();
 }
 
+namespace {
+
+bool IsNumericAddress(std::string_view a) {
+  unsigned char buf[sizeof(in6_addr)];
+  if (a.size() > 2 && a.front() == '[' && a.back() == ']') {
+    return inet_pton(AF_INET6, std::string(a.substr(1, a.size() - 2)).c_str(), buf) == 1;
+  }
+  return inet_pton(AF_INET, std::string(a).c_str(), buf) == 1;
+}
+
+bool IsPort(std::string_view p) {
+  if (p.empty() || p.size() > 5) return false;
+  int v = 0;
+  for (char c : p) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  return v >= 1 && v <= 65535;
+}
+
+// The PORT of a RESOLVE entry "[+-]HOST:PORT[:ADDRESS]".
+std::string_view ResolvePort(std::string_view e) {
+  const size_t a = e.find(':');
+  if (a == std::string_view::npos) return {};
+  const size_t b = e.find(':', a + 1);
+  return e.substr(a + 1, b == std::string_view::npos ? std::string_view::npos : b - a - 1);
+}
+
+}  // namespace
+
+void SplitWildcardConnectTo(std::vector<std::string>* connect_to,
+                            std::vector<std::string>* resolve) {
+  for (std::string& entry : *connect_to) {
+    if (!entry.starts_with("::")) continue;
+    const std::string_view target = std::string_view(entry).substr(2);
+    const size_t colon = target.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view addr = target.substr(0, colon), port = target.substr(colon + 1);
+    if (!IsNumericAddress(addr) || !IsPort(port)) continue;
+    const bool port_resolved = std::any_of(resolve->begin(), resolve->end(), [&](const auto& r) {
+      return ResolvePort(r) == port;
+    });
+    if (port_resolved) continue;
+    resolve->push_back("*:" + std::string(port) + ":" + std::string(addr));
+    entry = ":::" + std::string(port);
+  }
+}
+
 Result<std::unique_ptr<Transfer>> Transfer::Create(const FetchRequest& request,
                                                    const FetchOptions& options,
                                                    curl_slist* connect_to,

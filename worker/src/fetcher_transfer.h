@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crawlfront/worker/fetcher.h"
 
@@ -20,6 +21,16 @@ bool IsPrivateAddress(const struct sockaddr* addr, size_t len);
 // Checks one CONNECT_TO ("HOST:PORT:CONNECT-HOST:CONNECT-PORT") or RESOLVE
 // ("HOST:PORT:ADDRESS") entry's shape; `min_colons` is 3 or 2.
 Status CheckCurlListEntry(std::string_view what, std::string_view entry, int min_colons);
+
+// Rewrites each CONNECT_TO entry "::ADDR:PORT" (every host and port to a
+// numeric ADDR) into ":::PORT" (keep the host name, connect to PORT) plus a
+// RESOLVE entry "*:PORT:ADDR". Requests still reach ADDR:PORT, but libcurl
+// 7.88 keys its connection cache by the connect-to host, so with the first
+// form every host shared one list of idle connections and each new transfer
+// polled all of them; keyed by host name each list is short. Left alone when
+// a RESOLVE entry already names PORT (it would take precedence).
+void SplitWildcardConnectTo(std::vector<std::string>* connect_to,
+                            std::vector<std::string>* resolve);
 
 // The state of one transfer. Owned by the fetcher thread.
 class Transfer {
