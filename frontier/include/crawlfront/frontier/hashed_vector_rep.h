@@ -8,7 +8,9 @@
 // lookup (Get, MultiGet) walks one short hash chain.
 //
 // Limits, which the seen column family meets: one writer at a time
-// (allow_concurrent_memtable_write = false); with a prefix extractor,
+// (allow_concurrent_memtable_write = false); no merge operator and no
+// in-place updates (RocksDB's paths for those delete the exact-key iterator
+// that its default Get leaks, see KeyIterator); with a prefix extractor,
 // prefix-mode iterators still work but walk the whole sorted vector.
 #pragma once
 
