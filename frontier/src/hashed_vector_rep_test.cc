@@ -1,6 +1,7 @@
 // HashedVectorRep behind a real RocksDB: point reads (Get, MultiGet, with
 // snapshots, overwrites and deletes) from the mutable memtable, the
-// immutable one and after a flush; flushed order; reads racing the writer.
+// immutable one and the flushed file; flushed order; reads racing the
+// writer.
 #include "crawlfront/frontier/hashed_vector_rep.h"
 
 #include <atomic>
@@ -62,8 +63,25 @@ TEST_F(HashedVectorRepTest, PointReadsSeeTheVersionTheirSnapshotSees) {
   ASSERT_TRUE(db_->Put(wo, "a", "2").ok());
   ASSERT_TRUE(db_->Delete(wo, "b").ok());
   ASSERT_TRUE(db_->Put(wo, "ab", "3").ok());  // a longer key sharing a prefix
-  for (int phase = 0; phase < 2; ++phase) {   // memtable, then flushed
-    SCOPED_TRACE(phase == 0 ? "memtable" : "flushed");
+  // Mutable memtable, immutable memtable (background work paused, so the
+  // switched memtable waits unflushed), then the flushed file.
+  for (const char* phase : {"mutable", "immutable", "flushed"}) {
+    SCOPED_TRACE(phase);
+    if (std::string(phase) == "immutable") {
+      ASSERT_TRUE(db_->PauseBackgroundWork().ok());
+      rocksdb::FlushOptions no_wait;
+      no_wait.wait = false;
+      ASSERT_TRUE(db_->Flush(no_wait).ok());
+      uint64_t immutable = 0;
+      ASSERT_TRUE(db_->GetIntProperty("rocksdb.num-immutable-mem-table", &immutable));
+      ASSERT_EQ(immutable, 1u);
+    } else if (std::string(phase) == "flushed") {
+      ASSERT_TRUE(db_->ContinueBackgroundWork().ok());
+      ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+      std::string files;
+      ASSERT_TRUE(db_->GetProperty("rocksdb.num-files-at-level0", &files));
+      ASSERT_EQ(files, "1");
+    }
     EXPECT_EQ(Get("a"), "2");
     EXPECT_EQ(Get("a", snap), "1");
     EXPECT_EQ(Get("b"), "<none>");
@@ -78,10 +96,6 @@ TEST_F(HashedVectorRepTest, PointReadsSeeTheVersionTheirSnapshotSees) {
     EXPECT_EQ(values[1], "3");
     EXPECT_EQ(values[2], "2");
     EXPECT_TRUE(st[3].IsNotFound());
-    if (phase == 0) {
-      ASSERT_TRUE(
-          db_->Flush(rocksdb::FlushOptions()).ok());  // through the immutable memtable
-    }
   }
   db_->ReleaseSnapshot(snap);
 }
