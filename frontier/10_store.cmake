@@ -1,4 +1,4 @@
-crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc src/hashed_vector_rep.cc
+crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
                   DEPS crawlfront_status RocksDB::rocksdb-shared PkgConfig::XXHASH)
 crawlfront_module(NAME seen_set
                   SOURCES src/seen_set.cc src/seen_cache.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc

@@ -5,11 +5,15 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <string_view>
 #include <vector>
 
 #include <rocksdb/slice.h>
 #include <xxhash.h>
+
+#include "memtable_view.h"
 
 namespace crawlfront {
 namespace {
@@ -67,20 +71,24 @@ class KeyIterator : public MemTableRep::Iterator {
   size_t pos_ = 0;
 };
 
-class HashedVectorRep : public MemTableRep {
+class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource {
  public:
-  HashedVectorRep(const KeyComparator& cmp, rocksdb::Allocator* allocator,
-                  std::unique_ptr<MemTableRep> vec, size_t buckets)
+  HashedVectorRep(const KeyComparator& cmp, rocksdb::Allocator* allocator, size_t buckets,
+                  size_t reserve, bool prefix_sort)
       : MemTableRep(allocator),
         cmp_(cmp),
-        vec_(std::move(vec)),
-        mask_(buckets - 1),
-        buckets_(static_cast<std::atomic<Node*>*>(std::calloc(buckets, sizeof(Node*)))) {
-    if (buckets_ == nullptr) throw std::bad_alloc();
+        prefix_sort_(prefix_sort),
+        mask_(buckets == 0 ? 0 : buckets - 1),
+        buckets_(buckets == 0 ? nullptr
+                              : static_cast<std::atomic<Node*>*>(
+                                    std::calloc(buckets, sizeof(Node*)))) {
+    if (buckets != 0 && buckets_ == nullptr) throw std::bad_alloc();
+    entries_.reserve(reserve);  // no regrowth while filling
   }
   ~HashedVectorRep() override { std::free(buckets_); }
 
   rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
+    if (!indexed()) return MemTableRep::Allocate(len, buf);
     char* raw = nullptr;
     MemTableRep::Allocate(len + sizeof(Node) + alignof(Node) - 1, &raw);
     auto at =
@@ -91,15 +99,25 @@ class HashedVectorRep : public MemTableRep {
   }
 
   void Insert(rocksdb::KeyHandle handle) override {
-    auto* node = static_cast<Node*>(handle);
-    node->hash = HashOf(UserKey(node->entry()));
-    vec_->Insert(const_cast<char*>(node->entry()));
-    std::atomic<Node*>& head = buckets_[node->hash & mask_];
-    node->next.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    head.store(node, std::memory_order_release);  // readers see a complete node
+    const char* entry = static_cast<const char*>(handle);
+    if (indexed()) {
+      auto* node = static_cast<Node*>(handle);
+      entry = node->entry();
+      node->hash = HashOf(UserKey(entry));
+      std::atomic<Node*>& head = buckets_[node->hash & mask_];
+      node->next.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      head.store(node, std::memory_order_release);  // readers see a complete node
+    }
+    std::lock_guard lock(entries_mu_);
+    entries_.push_back(entry);
   }
 
   bool Contains(const char* entry) const override {
+    if (!indexed()) {
+      std::lock_guard lock(entries_mu_);
+      return std::any_of(entries_.begin(), entries_.end(),
+                         [&](const char* e) { return cmp_(e, entry) == 0; });
+    }
     const Slice user_key = UserKey(entry);
     const uint64_t hash = HashOf(user_key);
     for (const Node* n = Chain(hash); n != nullptr;
@@ -119,30 +137,83 @@ class HashedVectorRep : public MemTableRep {
   }
   const KeyComparator& cmp() const { return cmp_; }
 
-  void MarkReadOnly() override { vec_->MarkReadOnly(); }
-  void MarkFlushed() override { vec_->MarkFlushed(); }
-  size_t ApproximateMemoryUsage() override {
-    return vec_->ApproximateMemoryUsage() + (mask_ + 1) * sizeof(Node*);
+  void MarkReadOnly() override {
+    std::lock_guard lock(entries_mu_);
+    immutable_ = true;
   }
+  // Must not change once immutable (RocksDB's memtable list subtracts what
+  // it added), so the sorted view, built then and freed with the memtable,
+  // is not counted.
+  size_t ApproximateMemoryUsage() override {
+    return entries_.capacity() * sizeof(const char*) +
+           (indexed() ? (mask_ + 1) : 0) * sizeof(Node*);
+  }
+
+  // An immutable memtable sorts once for all its iterators (the flush's and
+  // any reader's); a mutable one sorts a copy per iterator.
+  std::shared_ptr<const memtable_internal::SortedView> View() const override {
+    std::vector<const char*> copy;
+    bool immutable = false;
+    {
+      std::lock_guard lock(entries_mu_);
+      immutable = immutable_;
+      if (!immutable) copy = entries_;
+    }
+    if (!immutable) {
+      return std::make_shared<const memtable_internal::SortedView>(copy, cmp_,
+                                                                   prefix_sort_);
+    }
+    std::lock_guard lock(view_mu_);
+    if (view_ == nullptr) {
+      view_ = std::make_shared<const memtable_internal::SortedView>(entries_, cmp_,
+                                                                    prefix_sort_);
+    }
+    return view_;
+  }
+
   Iterator* GetIterator(rocksdb::Arena* arena) override {
-    return vec_->GetIterator(arena);
+    if (arena == nullptr) return new memtable_internal::SortedIterator(this);
+    return new (IteratorStorage()) memtable_internal::SortedIterator(this);
   }
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
-    if (arena != nullptr) return vec_->GetIterator(arena);  // unused: no prefix extractor
-    thread_local KeyIterator it;
-    it.Reset(this);
-    return &it;
+    if (arena != nullptr) return GetIterator(arena);  // unused: no prefix extractor
+    // RocksDB's default Get, which never deletes what it gets here.
+    if (indexed()) {
+      thread_local KeyIterator it;
+      it.Reset(this);
+      return &it;
+    }
+    thread_local memtable_internal::SortedIterator sorted(nullptr);
+    sorted.Reset(this);
+    return &sorted;
   }
 
  private:
+  bool indexed() const { return buckets_ != nullptr; }
   const Node* Chain(uint64_t hash) const {
     return buckets_[hash & mask_].load(std::memory_order_acquire);
   }
+  // RocksDB places a memtable iterator in the reader's arena and later only
+  // runs its destructor; the arena's class is not public, so the memory
+  // comes from here and lives as long as the memtable (one small block per
+  // flush or scan).
+  void* IteratorStorage() {
+    std::lock_guard lock(view_mu_);
+    iterator_storage_.push_back(
+        std::make_unique<std::byte[]>(sizeof(memtable_internal::SortedIterator)));
+    return iterator_storage_.back().get();
+  }
 
   const KeyComparator& cmp_;
-  std::unique_ptr<MemTableRep> vec_;  // RocksDB's VectorRep: order at flush
+  const bool prefix_sort_;
   const size_t mask_;
-  std::atomic<Node*>* buckets_;  // calloc: untouched pages cost nothing
+  std::atomic<Node*>* buckets_;  // calloc: untouched pages cost nothing; null: no index
+  mutable std::mutex entries_mu_;
+  std::vector<const char*> entries_;  // insertion order
+  bool immutable_ = false;
+  mutable std::mutex view_mu_;
+  mutable std::shared_ptr<const memtable_internal::SortedView> view_;
+  std::vector<std::unique_ptr<std::byte[]>> iterator_storage_;
 };
 
 void KeyIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
@@ -157,16 +228,19 @@ void KeyIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) 
 
 }  // namespace
 
-HashedVectorRepFactory::HashedVectorRepFactory(size_t buckets)
-    : buckets_(std::bit_ceil(std::max<size_t>(buckets, 1024))) {}
+HashedVectorRepFactory::HashedVectorRepFactory(size_t expected_entries,
+                                               const rocksdb::Comparator* user_comparator,
+                                               bool hash_index)
+    : buckets_(hash_index ? std::bit_ceil(std::max<size_t>(expected_entries, 1024)) : 0),
+      reserve_(std::max<size_t>(expected_entries, 1024)),
+      prefix_sort_(user_comparator != nullptr &&
+                   std::string_view(user_comparator->Name()) ==
+                       rocksdb::BytewiseComparator()->Name()) {}
 
 rocksdb::MemTableRep* HashedVectorRepFactory::CreateMemTableRep(
     const rocksdb::MemTableRep::KeyComparator& cmp, rocksdb::Allocator* allocator,
-    const rocksdb::SliceTransform* prefix, rocksdb::Logger* logger) {
-  rocksdb::VectorRepFactory vector(buckets_);  // reserve: no regrowth while filling
-  std::unique_ptr<MemTableRep> vec(
-      vector.CreateMemTableRep(cmp, allocator, prefix, logger));
-  return new HashedVectorRep(cmp, allocator, std::move(vec), buckets_);
+    const rocksdb::SliceTransform* /*prefix*/, rocksdb::Logger* /*logger*/) {
+  return new HashedVectorRep(cmp, allocator, buckets_, reserve_, prefix_sort_);
 }
 
 }  // namespace crawlfront

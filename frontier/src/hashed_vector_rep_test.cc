@@ -1,9 +1,11 @@
 // HashedVectorRep behind a real RocksDB: point reads (Get, MultiGet, with
 // snapshots, overwrites and deletes) from the mutable memtable, the
-// immutable one and the flushed file; flushed order; reads racing the
-// writer.
+// immutable one and the flushed file; flushed order; iterator positioning
+// against a model, with and without the hash index, under bytewise and
+// reverse comparators; reads racing the writer.
 #include "crawlfront/frontier/hashed_vector_rep.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
@@ -25,11 +28,14 @@ namespace {
 class HashedVectorRepTest : public ::testing::Test {
  protected:
   // `buckets` small makes long chains (many keys per bucket).
-  void Open(size_t buckets) {
+  void Open(size_t buckets, bool hash_index = true,
+            const rocksdb::Comparator* comparator = rocksdb::BytewiseComparator()) {
     rocksdb::Options o;
     o.create_if_missing = true;
     o.allow_concurrent_memtable_write = false;
-    o.memtable_factory.reset(new HashedVectorRepFactory(buckets));
+    o.comparator = comparator;
+    o.memtable_factory.reset(
+        new HashedVectorRepFactory(buckets, o.comparator, hash_index));
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(o, dir_.path(), &raw).ok());
     db_.reset(raw);
@@ -138,6 +144,147 @@ TEST_F(HashedVectorRepTest, ManyKeysAreFoundAndFlushInOrder) {
   EXPECT_TRUE(it->status().ok());
   EXPECT_EQ(w, want.end());
 }
+
+// Keys that stress the prefix sort: equal 16-byte prefixes, keys shorter
+// than 16 bytes, keys that differ only by trailing zero bytes (equal once
+// zero-padded), bytes >= 0x80 (unsigned order).
+std::vector<std::string> TrickyKeys() {
+  std::vector<std::string> keys = {"",
+                                   "a",
+                                   std::string("a\0", 2),
+                                   std::string("a\0\0", 3),
+                                   "ab",
+                                   "b",
+                                   "\xff",
+                                   "\x80zz",
+                                   "0123456789abcdef",
+                                   "0123456789abcdef0",
+                                   "0123456789abcdef\xff",
+                                   "0123456789abcdeg",
+                                   "0123456789abcde"};
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 300; ++i) {
+    std::string k = "0123456789abcdef";  // shared prefix, random tails
+    k.resize(rng() % 24);
+    for (size_t j = 0; j < k.size(); ++j) {
+      if (rng() % 4 == 0) k[j] = static_cast<char>(rng());
+    }
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+struct IterCase {
+  bool hash_index;
+  bool reverse;
+};
+
+class HashedVectorRepIterTest : public HashedVectorRepTest,
+                                public ::testing::WithParamInterface<IterCase> {
+ protected:
+  const rocksdb::Comparator* Cmp() const {
+    return GetParam().reverse ? rocksdb::ReverseBytewiseComparator()
+                              : rocksdb::BytewiseComparator();
+  }
+  // The model: keys in the column family's order.
+  std::vector<std::string> Sorted(std::map<std::string, std::string> m) const {
+    std::vector<std::string> v;
+    for (const auto& kv : m) v.push_back(kv.first);
+    if (GetParam().reverse) std::reverse(v.begin(), v.end());
+    return v;
+  }
+  // Full scans both ways, then Seek and SeekForPrev to every model key and
+  // to keys between them, against the model.
+  void Check(const std::map<std::string, std::string>& want) {
+    const std::vector<std::string> order = Sorted(want);
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    size_t i = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+      ASSERT_LT(i, order.size());
+      ASSERT_EQ(it->key().ToString(), order[i]);
+      ASSERT_EQ(it->value().ToString(), want.at(order[i]));
+    }
+    ASSERT_EQ(i, order.size());
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      ASSERT_GT(i, 0u);
+      ASSERT_EQ(it->key().ToString(), order[--i]);
+    }
+    ASSERT_EQ(i, 0u);
+    std::vector<std::string> targets = TrickyKeys();
+    for (const auto& k : order) targets.push_back(k + "!");
+    for (const auto& t : targets) {
+      SCOPED_TRACE(::testing::PrintToString(t));
+      const auto ge = std::find_if(order.begin(), order.end(), [&](const std::string& k) {
+        return Cmp()->Compare(k, t) >= 0;
+      });
+      it->Seek(t);
+      if (ge == order.end()) {
+        ASSERT_FALSE(it->Valid());
+      } else {
+        ASSERT_TRUE(it->Valid());
+        ASSERT_EQ(it->key().ToString(), *ge);
+      }
+      auto le = std::find_if(order.rbegin(), order.rend(), [&](const std::string& k) {
+        return Cmp()->Compare(k, t) <= 0;
+      });
+      it->SeekForPrev(t);
+      if (le == order.rend()) {
+        ASSERT_FALSE(it->Valid());
+      } else {
+        ASSERT_TRUE(it->Valid());
+        ASSERT_EQ(it->key().ToString(), *le);
+      }
+      ASSERT_EQ(Get(t), want.count(t) ? want.at(t) : "<none>");
+    }
+    EXPECT_TRUE(it->status().ok());
+  }
+};
+
+// The same data read from the mutable memtable (copied and sorted per
+// iterator), then from the immutable one (sorted once), then from the
+// flushed file (written in the order the memtable iterator gave).
+TEST_P(HashedVectorRepIterTest, IteratorsAgreeWithAModel) {
+  Open(1024, GetParam().hash_index, Cmp());
+  std::map<std::string, std::string> want;
+  rocksdb::WriteBatch wb;
+  int n = 0;
+  for (const auto& k : TrickyKeys()) {
+    wb.Put(k, std::to_string(n));
+    want[k] = std::to_string(n++);
+  }
+  ASSERT_TRUE(db_->Write(rocksdb::WriteOptions(), &wb).ok());
+  ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), "ab", "over").ok());  // a newer version
+  want["ab"] = "over";
+  ASSERT_TRUE(db_->Delete(rocksdb::WriteOptions(), "b").ok());
+  want.erase("b");
+  {
+    SCOPED_TRACE("mutable");
+    Check(want);
+  }
+  ASSERT_TRUE(db_->PauseBackgroundWork().ok());
+  rocksdb::FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_TRUE(db_->Flush(no_wait).ok());
+  {
+    SCOPED_TRACE("immutable");
+    Check(want);
+  }
+  ASSERT_TRUE(db_->ContinueBackgroundWork().ok());
+  ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+  {
+    SCOPED_TRACE("flushed");
+    Check(want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Reps, HashedVectorRepIterTest,
+                         ::testing::Values(IterCase{true, false}, IterCase{false, false},
+                                           IterCase{true, true}, IterCase{false, true}),
+                         [](const ::testing::TestParamInfo<IterCase>& info) {
+                           return std::string(info.param.hash_index ? "Indexed"
+                                                                    : "Unindexed") +
+                                  (info.param.reverse ? "Reverse" : "Bytewise");
+                         });
 
 // Readers on other threads find every key whose write was acknowledged
 // before they looked, while the writer keeps inserting into the same

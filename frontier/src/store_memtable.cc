@@ -20,7 +20,8 @@ void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
     // (memtable_bench, docs/benchmarks.md). No prefix extractor: partition
     // scans are one bounded seek (seen_scan.cc). One bucket per ~64 bytes
     // of memtable (an entry is ~50) keeps chains short.
-    cf->memtable_factory.reset(new HashedVectorRepFactory(cf->write_buffer_size / 64));
+    cf->memtable_factory.reset(
+        new HashedVectorRepFactory(cf->write_buffer_size / 64, cf->comparator));
   } else if (which == Cf::kHost || which == Cf::kMeta) {
     // Records rewritten over and over (host counters, crawl counters) and
     // read only at start-up: every rewrite in a skip list is a search placed
@@ -32,8 +33,10 @@ void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
     cf->write_buffer_size = std::min<size_t>(cf->write_buffer_size, 8 << 20);
   } else if (which == Cf::kSeenLog) {
     // Only appended to and read back at start-up (replay): an unsorted
-    // vector costs nothing per insert and is sorted once per flush.
-    cf->memtable_factory.reset(new rocksdb::VectorRepFactory());
+    // vector costs nothing per insert and is sorted once per flush, on key
+    // prefixes (partition, counter) rather than through entry pointers.
+    cf->memtable_factory.reset(new HashedVectorRepFactory(cf->write_buffer_size / 64,
+                                                          cf->comparator, /*hash_index=*/false));
   }
 }
 

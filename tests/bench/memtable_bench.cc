@@ -6,7 +6,8 @@
 //   layout:1 hash_prefix2   one skip list per partition (until session 4)
 //   layout:2 hash_prefix3   one per partition and fingerprint byte (until session 11)
 //   layout:3 vector         RocksDB's VectorRep (no point reads: for reference)
-//   layout:4 hashed_vector  VectorRep plus a hash index (store_memtable.cc)
+//   layout:4 hashed_vector  HashedVectorRep: a vector plus a hash index,
+//                           sorted on key prefixes to flush (store_memtable.cc)
 // cpu_s is the process's CPU time at the end (flush threads included): run
 // one layout per process, e.g. --benchmark_filter=layout:4/
 // Usage: memtable_bench [--benchmark_filter=...]
@@ -49,7 +50,8 @@ rocksdb::Options OptionsFor(Layout layout) {
   } else if (layout == kVector) {
     o.memtable_factory.reset(new rocksdb::VectorRepFactory());
   } else if (layout == kHashedVector) {
-    o.memtable_factory.reset(new crawlfront::HashedVectorRepFactory(1 << 20));
+    o.memtable_factory.reset(
+        new crawlfront::HashedVectorRepFactory(1 << 20, o.comparator));
   }
   return o;
 }
@@ -83,7 +85,8 @@ void BM_Insert(benchmark::State& state) {
   db->Flush(rocksdb::FlushOptions());
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  state.counters["cpu_s"] = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  state.counters["cpu_s"] = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+                            1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   state.SetItemsProcessed(state.iterations() * kBatch);
   db.reset();
   std::filesystem::remove_all(dir);

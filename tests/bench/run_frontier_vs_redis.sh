@@ -12,7 +12,9 @@
 # step 1 (VmRSS growth of the server process), and ratios crawlfront/redis.
 #   tests/bench/run_frontier_vs_redis.sh [URLS [HOSTS]]   (default 1000000 10000)
 # Environment: BUILD_DIR (build), LOAD (default $BUILD_DIR/bench/frontier_load),
-#   THREADS add client threads (4), WORKERS lease workers (8).
+#   THREADS add client threads (4), WORKERS lease workers (8),
+#   FRONTIER the crawl-frontier binary ($BUILD_DIR/bin/crawl-frontier; e.g.
+#   an older build for an A/B), TARGETS which servers run ("crawlfront redis").
 # The frontier runs without politeness (delay 0, robots off, 1000 leases per
 # host) because the Redis baseline has none. Everything on 127.0.0.1; every
 # process is stopped by PID; each load run is bounded by RUN_TIMEOUT (600 s).
@@ -25,6 +27,8 @@ HOSTS=${2:-10000}
 THREADS=${THREADS:-4}
 WORKERS=${WORKERS:-8}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
+FRONTIER=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
+TARGETS=${TARGETS:-crawlfront redis}
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
 pids=()
@@ -40,7 +44,7 @@ rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
 
 start_crawlfront() {  # sets server_pid, server_port
-  "$BUILD_DIR/bin/crawl-frontier" --listen 127.0.0.1:0 --http "" --data-dir "$work/cf-data" \
+  "$FRONTIER" --listen 127.0.0.1:0 --http "" --data-dir "$work/cf-data" \
     --port-file "$work/cf.port" --log-level warn --set data.durability=wal \
     --set crawl.default_delay=0 --set crawl.respect_robots=false \
     --set crawl.max_inflight_per_host=1000 >"$work/frontier.log" 2>&1 &
@@ -93,8 +97,8 @@ run_target() {  # target
 }
 
 echo "$URLS URLs per add step over $HOSTS hosts; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-run_target crawlfront
-run_target redis
+for t in $TARGETS; do run_target "$t"; done
+[[ " $TARGETS " == *" crawlfront "* && " $TARGETS " == *" redis "* ]] || exit 0
 echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
 awk '
   $1 == "crawlfront" { r[$2] = $3; c[$2] = $4; order[++k] = $2 }
