@@ -193,6 +193,9 @@ class HashedVectorRepIterTest : public HashedVectorRepTest,
     if (GetParam().reverse) std::reverse(v.begin(), v.end());
     return v;
   }
+  static std::string Position(const rocksdb::Iterator& it) {
+    return it.Valid() ? it.key().ToString() : "<invalid>";
+  }
   // Full scans both ways, then Seek and SeekForPrev to every model key and
   // to keys between them, against the model.
   void Check(const std::map<std::string, std::string>& want) {
@@ -218,22 +221,12 @@ class HashedVectorRepIterTest : public HashedVectorRepTest,
         return Cmp()->Compare(k, t) >= 0;
       });
       it->Seek(t);
-      if (ge == order.end()) {
-        ASSERT_FALSE(it->Valid());
-      } else {
-        ASSERT_TRUE(it->Valid());
-        ASSERT_EQ(it->key().ToString(), *ge);
-      }
-      auto le = std::find_if(order.rbegin(), order.rend(), [&](const std::string& k) {
-        return Cmp()->Compare(k, t) <= 0;
-      });
+      EXPECT_EQ(Position(*it), ge == order.end() ? "<invalid>" : *ge);
+      const auto le =
+          std::find_if(order.rbegin(), order.rend(),
+                       [&](const std::string& k) { return Cmp()->Compare(k, t) <= 0; });
       it->SeekForPrev(t);
-      if (le == order.rend()) {
-        ASSERT_FALSE(it->Valid());
-      } else {
-        ASSERT_TRUE(it->Valid());
-        ASSERT_EQ(it->key().ToString(), *le);
-      }
+      EXPECT_EQ(Position(*it), le == order.rend() ? "<invalid>" : *le);
       ASSERT_EQ(Get(t), want.count(t) ? want.at(t) : "<none>");
     }
     EXPECT_TRUE(it->status().ok());

@@ -37,25 +37,28 @@ SortKey SortedView::KeyOf(const rocksdb::Slice& internal_key, const char* entry)
   return k;
 }
 
+// <0, 0, >0 as the entry of `a` sorts before, with, after the internal key
+// whose prefix is `t`.
+int SortedView::CompareTo(const SortKey& a, const SortKey& t,
+                          const rocksdb::Slice& internal_key) const {
+  if (a.hi != t.hi) return a.hi < t.hi ? -1 : 1;
+  if (a.lo != t.lo) return a.lo < t.lo ? -1 : 1;
+  return cmp_(a.entry, internal_key);
+}
+
 size_t SortedView::LowerBound(const rocksdb::Slice& internal_key) const {
   const SortKey t = KeyOf(internal_key, nullptr);
-  auto it = std::lower_bound(keys_.begin(), keys_.end(), t,
-                             [&](const SortKey& a, const SortKey& b) {
-                               if (a.hi != b.hi) return a.hi < b.hi;
-                               if (a.lo != b.lo) return a.lo < b.lo;
-                               return cmp_(a.entry, internal_key) < 0;
-                             });
+  auto it = std::partition_point(keys_.begin(), keys_.end(), [&](const SortKey& a) {
+    return CompareTo(a, t, internal_key) < 0;
+  });
   return static_cast<size_t>(it - keys_.begin());
 }
 
 size_t SortedView::UpperBound(const rocksdb::Slice& internal_key) const {
   const SortKey t = KeyOf(internal_key, nullptr);
-  auto it = std::upper_bound(keys_.begin(), keys_.end(), t,
-                             [&](const SortKey& a, const SortKey& b) {
-                               if (a.hi != b.hi) return a.hi < b.hi;
-                               if (a.lo != b.lo) return a.lo < b.lo;
-                               return cmp_(b.entry, internal_key) > 0;
-                             });
+  auto it = std::partition_point(keys_.begin(), keys_.end(), [&](const SortKey& a) {
+    return CompareTo(a, t, internal_key) <= 0;
+  });
   return static_cast<size_t>(it - keys_.begin());
 }
 

@@ -37,6 +37,8 @@ class SortedView {
 
  private:
   SortKey KeyOf(const rocksdb::Slice& internal_key, const char* entry) const;
+  int CompareTo(const SortKey& a, const SortKey& t,
+                const rocksdb::Slice& internal_key) const;
 
   const KeyComparator& cmp_;
   const bool prefix_sort_;

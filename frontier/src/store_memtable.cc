@@ -16,7 +16,7 @@ void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
     // an append plus a hash-bucket push per insert, one sort per flush
     // (hashed_vector_rep.h). RocksDB's hash-skip-list (3-byte prefix, 2^16
     // lists) inserted cheaply but re-inserted every key into one sorted list
-    // to flush: 10^6 keys cost 5.2-5.3 s of CPU against 2.1 s here
+    // to flush: 10^6 keys cost 5.2-5.3 s of CPU against 1.2 s here
     // (memtable_bench, docs/benchmarks.md). No prefix extractor: partition
     // scans are one bounded seek (seen_scan.cc). One bucket per ~64 bytes
     // of memtable (an entry is ~50) keeps chains short.
