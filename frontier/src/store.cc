@@ -21,8 +21,9 @@ static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount));
 // each key prefix the memtable remembers where it last inserted, so a key
 // that lands next to the previous one of its prefix skips most of the
 // skip-list search, which dominated write CPU. The prefixes are runs written
-// mostly in key order: a host's queue, a partition's leases. A
-// key outside a transform's domain is inserted as before.
+// mostly in key order: a partition's leases (a host's queue has a memtable
+// of its own, store_memtable.cc). A key outside a transform's domain is
+// inserted as before.
 // Only for column families that never get a DeleteRange: RocksDB 7.8 keeps
 // one hint map for a memtable's point and range-deletion skip lists, so a
 // range tombstone in a hinted prefix mixes the two lists (Debian's build
@@ -44,26 +45,16 @@ class PrefixHint : public rocksdb::SliceTransform {
   size_t (*len_)(const rocksdb::Slice&);
 };
 
-// kQueue: be16 partition | be16 len | crawl | be16 len | host key.
-size_t HostPrefixLen(const rocksdb::Slice& k) {
-  if (k.size() < 4) return 0;
-  size_t host_at = 4 + ReadBe16(k.data() + 2);
-  if (k.size() < host_at + 2) return 0;
-  size_t end = host_at + 2 + ReadBe16(k.data() + host_at);
-  return end < k.size() ? end : 0;  // something must follow the prefix
-}
-
 // kLease: the 2-byte partition (lease ids grow).
 size_t PartitionLen(const rocksdb::Slice& k) { return k.size() > 2 ? 2 : 0; }
 
 std::shared_ptr<const rocksdb::SliceTransform> InsertHint(Cf which) {
   switch (which) {
-    case Cf::kQueue:
-      return std::make_shared<PrefixHint>("crawlfront.HostPrefix", HostPrefixLen);
     case Cf::kLease:
       return std::make_shared<PrefixHint>("crawlfront.Partition", PartitionLen);
     default:
-      // Random keys (seen fingerprints), or DeleteRange in use (see above).
+      // Random keys (seen fingerprints), DeleteRange in use (see above), or a
+      // memtable that ignores hints (queue).
       return nullptr;
   }
 }
@@ -90,6 +81,14 @@ rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
 }
 
 }  // namespace
+
+size_t QueueHostPrefixLen(const rocksdb::Slice& k) {
+  if (k.size() < 4) return 0;
+  size_t host_at = 4 + ReadBe16(k.data() + 2);
+  if (k.size() < host_at + 2) return 0;
+  size_t end = host_at + 2 + ReadBe16(k.data() + host_at);
+  return end < k.size() ? end : 0;  // something must follow the prefix
+}
 
 Status FromRocks(const rocksdb::Status& s) {
   if (s.ok()) return Status::Ok();

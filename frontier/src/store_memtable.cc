@@ -1,11 +1,13 @@
-// Memtable layouts for the seen-set's column families, whose writes are
-// most of a crawl's writes (two per new URL).
+// Memtable layouts for the column families written per URL: the seen-set's
+// (two keys per new URL), the queue's (one) and the records rewritten with
+// them.
 
 #include <algorithm>
 
 #include <rocksdb/memtablerep.h>
 
 #include "crawlfront/frontier/hashed_vector_rep.h"
+#include "crawlfront/frontier/prefix_bucket_rep.h"
 #include "crawlfront/frontier/store.h"
 
 namespace crawlfront {
@@ -31,6 +33,12 @@ void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
     // a vector memtable sort a copy, so only start-up may read these.
     cf->memtable_factory.reset(new rocksdb::VectorRepFactory());
     cf->write_buffer_size = std::min<size_t>(cf->write_buffer_size, 8 << 20);
+  } else if (which == Cf::kQueue) {
+    // A host's entries, interleaved with 10^4 other hosts' in a skip list,
+    // made the queue's inserts the largest part of FRONTIER.ADD's CPU (a
+    // skip-list search per insert; insert hints rarely held). One sorted
+    // vector per host prefix instead: a new URL is usually an append.
+    cf->memtable_factory.reset(new PrefixBucketRepFactory(QueueHostPrefixLen));
   } else if (which == Cf::kSeenLog) {
     // Only appended to and read back at start-up (replay): an unsorted
     // vector costs nothing per insert and is sorted once per flush, on key

@@ -132,6 +132,11 @@ class WriteGroup {
 // Per column family memtable choices (store_memtable.cc).
 void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf);
 
+// kQueue keys: be16 partition | be16 len | crawl | be16 len | host key |
+// entry. The length of everything up to the entry (the host's prefix), or 0
+// for a key without one.
+size_t QueueHostPrefixLen(const rocksdb::Slice& key);
+
 // Converts a RocksDB status to ours (ok stays ok).
 Status FromRocks(const rocksdb::Status& s);
 

@@ -1,0 +1,47 @@
+// A RocksDB memtable for keys that come in many short runs sharing a prefix
+// (a host's queue entries): one small sorted vector per prefix, found by
+// hash.
+//
+// In a skip list every insert searches the whole memtable; with 10^4 hosts
+// interleaved, RocksDB's insert hints rarely hold (each host's hint is
+// invalidated by the others' inserts) and the queue's skip list was the
+// largest part of FRONTIER.ADD's server CPU. Here an insert hashes its
+// prefix and, when it sorts after its bucket's last entry (a queue's new
+// URL usually does), appends; otherwise it joins the bucket's unsorted tail,
+// which the next reader of that bucket merges in. An iterator holds one
+// bucket's sorted entries at a time and moves to the next bucket in prefix
+// order when it runs off the end.
+//
+// Requirements: a bytewise comparator; prefixes that are self-delimiting
+// (no prefix of one key is a longer prefix of another, as a length-encoded
+// host key is), so that buckets in prefix order hold consecutive key
+// ranges; one writer at a time (allow_concurrent_memtable_write = false).
+// A key without a prefix (prefix_len 0) gets a bucket of its own.
+// Worst case: a bucket read after every few writes (one huge host leased
+// without politeness) merges its whole tail into a new vector per read.
+#pragma once
+
+#include <cstddef>
+
+#include <rocksdb/memtablerep.h>
+#include <rocksdb/slice.h>
+
+namespace crawlfront {
+
+class PrefixBucketRepFactory : public rocksdb::MemTableRepFactory {
+ public:
+  // prefix_len(user_key): the length of the key's bucket prefix, 0 if none.
+  explicit PrefixBucketRepFactory(size_t (*prefix_len)(const rocksdb::Slice&))
+      : prefix_len_(prefix_len) {}
+
+  rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& cmp,
+                                          rocksdb::Allocator* allocator,
+                                          const rocksdb::SliceTransform* prefix,
+                                          rocksdb::Logger* logger) override;
+  const char* Name() const override { return "crawlfront.PrefixBucketRepFactory"; }
+
+ private:
+  size_t (*prefix_len_)(const rocksdb::Slice&);
+};
+
+}  // namespace crawlfront
