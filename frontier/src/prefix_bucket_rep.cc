@@ -2,33 +2,106 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstring>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
+#include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include <xxhash.h>
 
 namespace crawlfront {
 namespace {
 
 using rocksdb::MemTableRep;
 using rocksdb::Slice;
-using Run = std::vector<const char*>;
 
-struct Bucket {
+// A bucket's sorted entries: a fixed-capacity array the writer appends to in
+// place. A reader is handed the prefix [0, size) as of its look, which never
+// changes; a full run is copied into a larger one, and readers keep the old.
+// (A shared vector would need the writer to know that no reader holds it.)
+struct Run {
+  explicit Run(size_t n) : capacity(n), data(new const char*[n]) {}
+  const size_t capacity;
+  const std::unique_ptr<const char*[]> data;
+};
+
+// The append check and the index compare against copies held here rather
+// than against entries in the arena: an insert then touches its bucket
+// only, not the bucket's first and last entries (cache misses that were
+// most of an insert's cost).
+constexpr size_t kInlineBytes = 38;
+
+// A user key's bytes after the bucket prefix, and its sequence and type.
+struct Tail {
+  std::string_view suffix;
+  uint64_t packed = 0;  // RocksDB's (sequence << 8 | type): larger sorts first
+};
+
+// RocksDB's internal key ends in a little-endian fixed64.
+Tail TailOf(const Slice& internal_key, std::string_view prefix) {
+  const size_t user_size = internal_key.size() - 8;
+  const auto* p = reinterpret_cast<const unsigned char*>(internal_key.data() + user_size);
+  uint64_t packed = 0;
+  for (int i = 7; i >= 0; --i) packed = packed << 8 | p[i];
+  return {{prefix.data() + prefix.size(), user_size - prefix.size()}, packed};
+}
+
+// What an append reads and writes comes first and fits one 128-byte pair of
+// cache lines (the hardware fetches both lines of a pair).
+struct alignas(128) Bucket {
+  uint64_t hash = 0;
+  const char** data = nullptr;  // run->data, run->capacity: saves a pointer chase
+  size_t capacity = 0;
+  size_t size = 0;              // the run holds [0, size), sorted
+  uint64_t last_packed = 0;
+  const char* last = nullptr;  // the run's last entry
+  // Copies: the prefix (if it fits), the last entry's suffix (if it fits).
+  uint8_t prefix_len = 0;   // 0: too long, compare through `prefix`
+  uint8_t last_len = 0xff;  // 0xff: too long, compare through `last`
+  char prefix_copy[kInlineBytes];
+  char last_copy[kInlineBytes];
+  // Cold.
   std::string_view prefix;    // points into its first entry, in the arena
-  const char* last = nullptr;  // the run's last entry (saves a pointer chase)
-  std::shared_ptr<Run> run;   // sorted; shared with iterators once read
+  std::shared_ptr<Run> run;   // shared with iterators
   std::vector<const char*> tail;  // unsorted, since the last merge
+
+  void SetRun(std::shared_ptr<Run> r) {
+    data = r->data.get();
+    capacity = r->capacity;
+    run = std::move(r);
+  }
+  bool Is(std::string_view p) const {
+    if (prefix_len == 0) return prefix == p;
+    return p.size() == prefix_len && std::memcmp(p.data(), prefix_copy, prefix_len) == 0;
+  }
+  void SetLast(const char* entry, const Tail& t) {
+    last = entry;
+    last_packed = t.packed;
+    last_len = t.suffix.size() < kInlineBytes ? static_cast<uint8_t>(t.suffix.size()) : 0xff;
+    if (last_len != 0xff) std::memcpy(last_copy, t.suffix.data(), last_len);
+  }
+  // <0 when the last entry sorts before `t`; nullopt when a copy is missing.
+  std::optional<int> CompareLast(const Tail& t) const {
+    if (last_len == 0xff || t.suffix.size() >= kInlineBytes) return std::nullopt;
+    int c = std::string_view(last_copy, last_len).compare(t.suffix);
+    if (c != 0) return c;
+    return last_packed > t.packed ? -1 : last_packed < t.packed ? 1 : 0;
+  }
 };
 
 // What an iterator holds of one bucket.
 struct BucketView {
   std::string_view prefix;
-  std::shared_ptr<const Run> run;  // null: no such bucket
+  std::shared_ptr<const Run> run;  // keeps `entries` alive; null: no such bucket
+  std::span<const char* const> entries;
 };
 
 class PrefixBucketRep;
@@ -43,8 +116,8 @@ class BucketIterator : public MemTableRep::Iterator {
     pos_ = 0;
   }
 
-  bool Valid() const override { return at_.run != nullptr && pos_ < at_.run->size(); }
-  const char* key() const override { return (*at_.run)[pos_]; }
+  bool Valid() const override { return pos_ < at_.entries.size(); }
+  const char* key() const override { return at_.entries[pos_]; }
   void Next() override;
   void Prev() override;
   void Seek(const Slice& internal_key, const char* memtable_key) override;
@@ -59,7 +132,7 @@ class BucketIterator : public MemTableRep::Iterator {
   }
   void EnterLast(BucketView v) {
     at_ = std::move(v);
-    pos_ = at_.run == nullptr ? 0 : at_.run->size() - 1;  // buckets are never empty
+    pos_ = at_.entries.empty() ? 0 : at_.entries.size() - 1;  // buckets are never empty
   }
 
   const PrefixBucketRep* rep_;
@@ -72,27 +145,28 @@ class PrefixBucketRep : public MemTableRep {
  public:
   PrefixBucketRep(const KeyComparator& cmp, rocksdb::Allocator* allocator,
                   size_t (*prefix_len)(const Slice&))
-      : MemTableRep(allocator), cmp_(cmp), prefix_len_(prefix_len) {
-    index_.reserve(1024);
-  }
+      : MemTableRep(allocator), cmp_(cmp), prefix_len_(prefix_len), slots_(1024) {}
 
   void Insert(rocksdb::KeyHandle handle) override {
     const char* entry = static_cast<const char*>(handle);
-    const std::string_view prefix = BucketOf(cmp_.decode_key(entry));
+    const Slice key = cmp_.decode_key(entry);
+    const std::string_view prefix = BucketOf(key);
+    const Tail t = TailOf(key, prefix);
+    const uint64_t hash = XXH3_64bits(prefix.data(), prefix.size());
     std::lock_guard lock(mu_);
-    auto [found, is_new] = index_.try_emplace(prefix);
-    Bucket& b = found->second;
-    if (is_new) {
-      b.prefix = prefix;
-      b.last = entry;
-      b.run = std::make_shared<Run>(1, entry);
-      order_.emplace(prefix, &b);
-      bytes_.fetch_add(kBucketBytes, std::memory_order_relaxed);
-    } else if (b.tail.empty() && cmp_(b.last, entry) < 0 && Unshared(b)) {
-      b.run->push_back(entry);  // the usual case: a host's newest URL
-      b.last = entry;
+    Bucket* b = Lookup(prefix, hash);
+    if (b == nullptr) {
+      b = &AddBucket(prefix, hash);
+      b->SetRun(std::make_shared<Run>(4));
+      b->data[b->size++] = entry;
+      b->SetLast(entry, t);
+    } else if (b->tail.empty() && AfterLast(*b, entry, t)) {
+      // The usual case: a host's newest URL.
+      if (b->size == b->capacity) b->SetRun(CopyRun(*b, 2 * b->size));
+      b->data[b->size++] = entry;
+      b->SetLast(entry, t);
     } else {
-      b.tail.push_back(entry);
+      b->tail.push_back(entry);
     }
     bytes_.fetch_add(2 * sizeof(const char*), std::memory_order_relaxed);
   }
@@ -100,8 +174,7 @@ class PrefixBucketRep : public MemTableRep {
   bool Contains(const char* entry) const override {
     const Slice key = cmp_.decode_key(entry);
     BucketView v = Find(BucketOf(key));
-    if (v.run == nullptr) return false;
-    return std::binary_search(v.run->begin(), v.run->end(), entry,
+    return std::binary_search(v.entries.begin(), v.entries.end(), entry,
                               [this](const char* a, const char* b) { return cmp_(a, b) < 0; });
   }
 
@@ -130,9 +203,10 @@ class PrefixBucketRep : public MemTableRep {
   const KeyComparator& cmp() const { return cmp_; }
 
   BucketView Find(std::string_view prefix) const {
+    const uint64_t hash = XXH3_64bits(prefix.data(), prefix.size());
     std::lock_guard lock(mu_);
-    auto it = index_.find(prefix);
-    return it == index_.end() ? BucketView{} : ViewOf(it->second);
+    Bucket* b = Lookup(prefix, hash);
+    return b == nullptr ? BucketView{} : ViewOf(*b);
   }
   BucketView After(std::string_view prefix) const {
     std::lock_guard lock(mu_);
@@ -162,16 +236,52 @@ class PrefixBucketRep : public MemTableRep {
   }
 
  private:
-  static constexpr size_t kBucketBytes = 256;  // the bucket, its map nodes, its first run
+  // The bucket, its index slots and map node, its first run.
+  static constexpr size_t kBucketBytes = 2 * sizeof(Bucket);
 
-  // An iterator may hold the bucket's run; one that nobody else holds can
-  // grow in place. REQUIRES: mu_ (no new holder can appear meanwhile).
-  static bool Unshared(const Bucket& b) {
-    if (b.run.use_count() != 1) return false;
-    // Pairs with the release in the last holder's reference drop, so its
-    // reads of the run happen before this writer changes it.
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return true;
+  bool AfterLast(const Bucket& b, const char* entry, const Tail& t) const {
+    std::optional<int> c = b.CompareLast(t);
+    return c.has_value() ? *c < 0 : cmp_(b.last, entry) < 0;
+  }
+
+  // Open addressing, linear probing, at most half full. REQUIRES: mu_.
+  Bucket* Lookup(std::string_view prefix, uint64_t hash) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.bucket == nullptr) return nullptr;
+      if (s.hash == hash && s.bucket->Is(prefix)) return s.bucket;
+    }
+  }
+  Bucket& AddBucket(std::string_view prefix, uint64_t hash) {
+    if (2 * (buckets_.size() + 1) > slots_.size()) Grow();
+    Bucket& b = buckets_.emplace_back();
+    b.prefix = prefix;
+    b.hash = hash;
+    if (prefix.size() < kInlineBytes) {
+      b.prefix_len = static_cast<uint8_t>(prefix.size());
+      std::memcpy(b.prefix_copy, prefix.data(), prefix.size());
+    }
+    Place(&b);
+    order_.emplace(prefix, &b);
+    bytes_.fetch_add(kBucketBytes, std::memory_order_relaxed);
+    return b;
+  }
+  void Place(Bucket* b) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = b->hash & mask;
+    while (slots_[i].bucket != nullptr) i = (i + 1) & mask;
+    slots_[i] = {b->hash, b};
+  }
+  void Grow() {
+    slots_.assign(slots_.size() * 2, Slot{});
+    for (Bucket& b : buckets_) Place(&b);
+  }
+
+  static std::shared_ptr<Run> CopyRun(const Bucket& b, size_t capacity) {
+    auto r = std::make_shared<Run>(capacity);
+    std::copy_n(b.data, b.size, r->data.get());
+    return r;
   }
 
   // REQUIRES: mu_. Merges the tail into a new run (iterators keep the old).
@@ -179,15 +289,18 @@ class PrefixBucketRep : public MemTableRep {
     if (!b.tail.empty()) {
       auto less = [this](const char* x, const char* y) { return cmp_(x, y) < 0; };
       std::sort(b.tail.begin(), b.tail.end(), less);
-      auto merged = std::make_shared<Run>();
-      merged->reserve(b.run->size() + b.tail.size());
-      std::merge(b.run->begin(), b.run->end(), b.tail.begin(), b.tail.end(),
-                 std::back_inserter(*merged), less);
-      b.run = std::move(merged);
-      b.last = b.run->back();
+      const size_t n = b.size + b.tail.size();
+      auto merged = std::make_shared<Run>(std::bit_ceil(n + 1));  // room to append
+      std::merge(b.data, b.data + b.size, b.tail.begin(), b.tail.end(), merged->data.get(),
+                 less);
+      b.SetRun(std::move(merged));
+      b.size = n;
+      const char* last = b.data[n - 1];
+      const Slice key = cmp_.decode_key(last);
+      b.SetLast(last, TailOf(key, BucketOf(key)));
       b.tail.clear();
     }
-    return {b.prefix, b.run};
+    return {b.prefix, b.run, {b.data, b.size}};
   }
 
   void* TakeStorage() {
@@ -204,9 +317,13 @@ class PrefixBucketRep : public MemTableRep {
   const KeyComparator& cmp_;
   size_t (*const prefix_len_)(const Slice&);
   mutable std::mutex mu_;
+  struct Slot {
+    uint64_t hash = 0;
+    Bucket* bucket = nullptr;
+  };
   // Buckets change under mu_ even in const reads (a reader merges tails).
-  // Their addresses are stable (map nodes).
-  mutable std::unordered_map<std::string_view, Bucket> index_;
+  mutable std::deque<Bucket> buckets_;  // stable addresses
+  std::vector<Slot> slots_;
   std::map<std::string_view, Bucket*> order_;  // bytewise, like the keys
   std::atomic<size_t> bytes_{0};
   mutable std::mutex storage_mu_;
@@ -220,7 +337,7 @@ BucketIterator::~BucketIterator() {
 }
 
 void BucketIterator::Next() {
-  if (++pos_ == at_.run->size()) EnterFirst(rep_->After(at_.prefix));
+  if (++pos_ == at_.entries.size()) EnterFirst(rep_->After(at_.prefix));
 }
 
 void BucketIterator::Prev() {
@@ -237,28 +354,24 @@ void BucketIterator::Prev() {
 void BucketIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
   const std::string_view prefix = rep_->BucketOf(internal_key);
   at_ = rep_->Find(prefix);
-  if (at_.run != nullptr) {
-    const auto& cmp = rep_->cmp();
-    auto it = std::partition_point(at_.run->begin(), at_.run->end(),
-                                   [&](const char* e) { return cmp(e, internal_key) < 0; });
-    pos_ = static_cast<size_t>(it - at_.run->begin());
-    if (pos_ < at_.run->size()) return;
-  }
+  const auto& cmp = rep_->cmp();
+  auto it = std::partition_point(at_.entries.begin(), at_.entries.end(),
+                                 [&](const char* e) { return cmp(e, internal_key) < 0; });
+  pos_ = static_cast<size_t>(it - at_.entries.begin());
+  if (pos_ < at_.entries.size()) return;
   EnterFirst(rep_->After(prefix));
 }
 
 void BucketIterator::SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) {
   const std::string_view prefix = rep_->BucketOf(internal_key);
   at_ = rep_->Find(prefix);
-  if (at_.run != nullptr) {
-    const auto& cmp = rep_->cmp();
-    auto it = std::partition_point(at_.run->begin(), at_.run->end(),
-                                   [&](const char* e) { return cmp(e, internal_key) <= 0; });
-    pos_ = static_cast<size_t>(it - at_.run->begin());
-    if (pos_ > 0) {
-      --pos_;
-      return;
-    }
+  const auto& cmp = rep_->cmp();
+  auto it = std::partition_point(at_.entries.begin(), at_.entries.end(),
+                                 [&](const char* e) { return cmp(e, internal_key) <= 0; });
+  pos_ = static_cast<size_t>(it - at_.entries.begin());
+  if (pos_ > 0) {
+    --pos_;
+    return;
   }
   EnterLast(rep_->Before(prefix));
 }

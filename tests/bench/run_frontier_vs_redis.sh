@@ -9,7 +9,8 @@
 #      (FRONTIER.LEASE 100 + pipelined FRONTIER.DONE vs ZPOPMIN 100 + HSET
 #      inflight + pipelined HDEL).
 # Prints URLs/s, server CPU per URL, resident memory per queued URL after
-# step 1 (VmRSS growth of the server process), and ratios crawlfront/redis.
+# step 1 (VmRSS growth of the server process), ratios crawlfront/redis, and
+# the ceiling those ratios have while client and server share the cores.
 #   tests/bench/run_frontier_vs_redis.sh [URLS [HOSTS]]   (default 1000000 10000)
 # Environment: BUILD_DIR (build), LOAD (default $BUILD_DIR/bench/frontier_load),
 #   THREADS add client threads (4), WORKERS lease workers (8),
@@ -74,7 +75,8 @@ load() {
   local cpu_us; cpu_us=$(awk -v a="$(cpu_seconds "$server_pid")" -v b="$c0" -v n="$(field "$line" urls)" \
     'BEGIN { printf "%.2f", (n > 0 ? 1e6 * (a - b) / n : 0) }')
   echo "$line server_cpu_us_per_url=$cpu_us"
-  echo "$target $step $(field "$line" urls_per_s) $cpu_us" >>"$work/results"
+  echo "$target $step $(field "$line" urls_per_s) $cpu_us $(field "$line" client_cpu_us_per_url)" \
+    >>"$work/results"
   last_line=$line
 }
 
@@ -101,14 +103,19 @@ for t in $TARGETS; do run_target "$t"; done
 [[ " $TARGETS " == *" crawlfront "* && " $TARGETS " == *" redis "* ]] || exit 0
 echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
 awk '
-  $1 == "crawlfront" { r[$2] = $3; c[$2] = $4; order[++k] = $2 }
-  $1 == "redis" { rr[$2] = $3; rc[$2] = $4 }
+  $1 == "crawlfront" { r[$2] = $3; c[$2] = $4; cc[$2] = $5; order[++k] = $2 }
+  $1 == "redis" { rr[$2] = $3; rc[$2] = $4; rcc[$2] = $5 }
   END {
     for (i = 1; i <= k; i++) {
       s = order[i]
       printf "%-12s URLs/s x%.2f", s, (rr[s] > 0 ? r[s] / rr[s] : 0)
       if (rc[s] > 0) printf "   server CPU/URL x%.2f", c[s] / rc[s]
+      # With the cores saturated, URLs/s ~ cores / (client + server CPU per
+      # URL); were crawlfront'"'"'s server free, the ratio would reach this.
+      if (cc[s] > 0) printf "   ceiling x%.2f", (rc[s] + rcc[s]) / cc[s]
       printf "\n"
     }
   }' "$work/results"
+echo "(ceiling: redis server + client CPU per URL over crawlfront's client CPU per URL,"
+echo " the ratio a crawlfront server costing nothing would show while the two share the cores)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
