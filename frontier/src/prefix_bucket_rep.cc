@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cstring>
 #include <cstddef>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>

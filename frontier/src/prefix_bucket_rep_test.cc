@@ -171,9 +171,10 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
   ASSERT_NO_FATAL_FAILURE(Check());
 }
 
-// An iterator opened before writes to its bucket keeps its view (RocksDB
-// hides the newer sequence numbers), and the writes then go to the bucket's
-// tail instead of the run the iterator holds; a new iterator sees them.
+// An iterator opened before writes to its bucket sees exactly what it saw
+// (RocksDB hides the newer sequence numbers) while an append lands in place
+// in the run it holds and inserts in between go to the bucket's tail; a new
+// iterator sees them all.
 TEST_F(PrefixBucketRepTest, WritesWhileAnIteratorHoldsTheBucket) {
   const std::string p = QueueKey(3, "", "held.example", "");
   for (int i = 0; i < 10; ++i) Put(p + std::to_string(10 + 2 * i), "old");
