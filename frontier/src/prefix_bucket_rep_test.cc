@@ -122,7 +122,8 @@ class PrefixBucketRepTest : public ::testing::Test {
 };
 
 // Hosts whose prefixes sort in every relation to each other (same host in
-// two crawls and partitions, a host name that extends another's), keys
+// two crawls and partitions, a host name that extends another's), prefixes
+// and suffixes too long for a bucket's inline copies, keys
 // without a host prefix, appends, inserts in the middle, overwrites and
 // deletes, each read back before the next round of writes; then from the
 // immutable memtable and the flushed file.
@@ -130,7 +131,9 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
   const std::vector<std::string> prefixes = {
       QueueKey(1, "", "a.example", ""), QueueKey(1, "", "a.example.org", ""),
       QueueKey(1, "c2", "a.example", ""), QueueKey(2, "", "a.example", ""),
-      QueueKey(1, "", "b", ""), QueueKey(0x100, "", "a.example", "")};
+      QueueKey(1, "", "b", ""), QueueKey(0x100, "", "a.example", ""),
+      // Longer than the copies a bucket holds: compared through the arena.
+      QueueKey(1, "", std::string(60, 'h') + ".example", "")};
   const std::vector<std::string> loose = {"", "x", std::string(3, '\0'),
                                           prefixes[0].substr(0, 6), prefixes[0]};
   std::mt19937 rng(3);
@@ -143,6 +146,7 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
       const int n = rng() % 4 == 0 ? static_cast<int>(rng() % 300) : 300 * round + i;
       std::string suffix(1, static_cast<char>(rng() % 2));
       suffix += std::to_string(100000 + n);
+      if (rng() % 5 == 0) suffix += std::string(45, 's');  // past the inline copy
       Put(p + suffix, std::to_string(++version));
     }
     Put(loose[round % loose.size()], std::to_string(++version));
