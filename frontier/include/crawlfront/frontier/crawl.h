@@ -34,6 +34,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include "crawlfront/common/adaptive_mutex.h"
 #include "crawlfront/common/clock.h"
 #include "crawlfront/common/status.h"
 #include "crawlfront/common/string_map.h"
@@ -306,7 +307,9 @@ class CrawlCore {
   Clock* const clock_;
   const ScopeRules scope_;
 
-  std::mutex mu_;
+  // Spins before sleeping: the io threads take it for a few microseconds
+  // per command, and a futex sleep and wake cost more than that.
+  AdaptiveMutex mu_;
   Status sticky_error_;  // a failed write: RAM may be ahead of disk
   std::map<std::string, std::unique_ptr<CrawlState>, std::less<>> crawls_;
   std::vector<std::unique_ptr<HostState>> hosts_;
