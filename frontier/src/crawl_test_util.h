@@ -32,7 +32,7 @@ class CrawlFixture : public ::testing::Test {
  protected:
   void Open(const CrawlOptions& o = TestOptions()) {
     options_ = o;
-    auto store = Store::Open(dir_.path(), StoreOptions{});
+    auto store = Store::Open(dir_.path(), store_options_);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
     SeenSetOptions so;
@@ -96,6 +96,7 @@ class CrawlFixture : public ::testing::Test {
   CrawlTempDir dir_;
   ManualClock clock_;
   CrawlOptions options_;
+  StoreOptions store_options_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlCore> core_;
