@@ -62,13 +62,13 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
 }
 
 namespace {
-// A host that empties its head buffer within kFastRefillMs of the last
-// refill gets twice the buffer, up to kMaxHeadBuffer; one slower than
-// kSlowRefillMs half of it, down to head_buffer. Each refill is a RocksDB
-// iterator seek (the largest part of a lease without politeness), while a
-// polite host (one fetch per delay) keeps the small buffer and its memory.
-constexpr int64_t kFastRefillMs = 4000;
-constexpr int64_t kSlowRefillMs = 30000;
+// A refill reads as many heads as the host used in kRefillEveryMs at the
+// rate it drained the last buffer, between head_buffer and kMaxHeadBuffer.
+// Each refill is a RocksDB iterator seek (the largest part of a lease
+// without politeness), so a host leased fast (no delay, many in flight)
+// jumps to the largest buffer at its second refill, while a polite host
+// (one fetch per delay of a second or more) keeps the small one.
+constexpr int64_t kRefillEveryMs = 4000;
 constexpr uint32_t kMaxHeadBuffer = 64;
 }  // namespace
 
@@ -77,10 +77,11 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
   h.heads.clear();
   const uint32_t base = options_.head_buffer;
   uint32_t target = std::max(h.head_target, base);
-  if (h.refilled_ms > 0 && now - h.refilled_ms < kFastRefillMs) {
-    target = std::max(base, std::min(target * 2, kMaxHeadBuffer));
-  } else if (h.refilled_ms > 0 && now - h.refilled_ms > kSlowRefillMs) {
-    target = std::max(base, target / 2);
+  if (h.refilled_ms > 0) {
+    const int64_t elapsed = std::max<int64_t>(now - h.refilled_ms, 1);
+    const uint64_t want = uint64_t{target} * kRefillEveryMs / static_cast<uint64_t>(elapsed);
+    target = static_cast<uint32_t>(
+        std::clamp<uint64_t>(want, base, std::max(base, kMaxHeadBuffer)));
   }
   h.head_target = target;
   h.refilled_ms = now;
