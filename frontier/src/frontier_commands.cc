@@ -2,9 +2,14 @@
 // top of CrawlCore. Handlers run on RESP io threads; CrawlCore is thread-safe.
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "crawlfront/frontier/frontier_node.h"
 
@@ -17,6 +22,17 @@ std::string Upper(std::string_view s) {
   return u;
 }
 
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) !=
+        std::toupper(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<int64_t> ToInt(std::string_view s) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -25,27 +41,32 @@ std::optional<int64_t> ToInt(std::string_view s) {
 }
 
 // Keyword options "NAME value" before a terminating keyword (or the end).
+// Names match without regard to case. Values are views into the command's
+// arguments (no copies: DONE, one per fetched page, parses options), so an
+// Options must not outlive them.
 class Options {
  public:
   // Parses args[from..) up to `stop` (e.g. "URLS"); returns false with `error`.
+  // `names` are upper-case literals.
   bool Parse(std::span<const std::string> args, size_t from, std::string_view stop,
              std::initializer_list<std::string_view> names, std::string* error) {
     size_t i = from;
     for (; i < args.size(); ++i) {
-      std::string key = Upper(args[i]);
-      if (!stop.empty() && key == stop) {
+      if (!stop.empty() && EqualsNoCase(args[i], stop)) {
         rest_ = i + 1;
         return true;
       }
-      if (std::find(names.begin(), names.end(), key) == names.end()) {
+      auto name = std::find_if(names.begin(), names.end(),
+                               [&](std::string_view n) { return EqualsNoCase(args[i], n); });
+      if (name == names.end()) {
         *error = "ERR unknown option '" + args[i] + "'";
         return false;
       }
       if (i + 1 >= args.size()) {
-        *error = "ERR option " + key + " needs a value";
+        *error = "ERR option " + std::string(*name) + " needs a value";
         return false;
       }
-      values_[key] = args[++i];
+      Set(*name, args[++i]);
     }
     rest_ = i;
     if (!stop.empty()) {
@@ -55,14 +76,15 @@ class Options {
     return true;
   }
   std::string Get(std::string_view key, std::string def = "") const {
-    auto it = values_.find(std::string(key));
-    return it == values_.end() ? def : it->second;
+    const std::string_view* v = Find(key);
+    return v ? std::string(*v) : def;
   }
-  bool Has(std::string_view key) const { return values_.count(std::string(key)) > 0; }
+  bool Has(std::string_view key) const { return Find(key) != nullptr; }
   // Integer option with bounds; false with error text when malformed.
   bool Int(std::string_view key, int64_t lo, int64_t hi, int64_t* out, std::string* error) const {
-    if (!Has(key)) return true;
-    auto v = ToInt(Get(key));
+    const std::string_view* text = Find(key);
+    if (text == nullptr) return true;
+    auto v = ToInt(*text);
     if (!v || *v < lo || *v > hi) {
       *error = "ERR " + std::string(key) + " must be an integer in [" + std::to_string(lo) +
                ", " + std::to_string(hi) + "]";
@@ -74,7 +96,23 @@ class Options {
   size_t rest() const { return rest_; }
 
  private:
-  std::map<std::string, std::string> values_;
+  const std::string_view* Find(std::string_view key) const {
+    for (const auto& [k, v] : values_) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+  void Set(std::string_view key, std::string_view value) {  // the last one wins
+    for (auto& [k, v] : values_) {
+      if (k == key) {
+        v = value;
+        return;
+      }
+    }
+    values_.emplace_back(key, value);
+  }
+
+  std::vector<std::pair<std::string_view, std::string_view>> values_;
   size_t rest_ = 0;
 };
 
@@ -224,7 +262,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   std::string err;
   size_t links_at = args.size();
   for (size_t i = 4; i < args.size(); ++i) {
-    if (Upper(args[i]) == "LINKS") {
+    if (EqualsNoCase(args[i], "LINKS")) {
       links_at = i;
       break;
     }
