@@ -229,16 +229,23 @@ void RegisterBfCommands(RespServer& server, UserBloomRegistry& registry, SeenSet
   const uint32_t kReadHold = kRead | kCmdKeepsHold;
   server.Register("BF.RESERVE", Spec(-4, kWrite, "Creates an empty Bloom filter",
                                      [c](CallContext& ctx) { BfReserve(*c, ctx); }));
-  server.Register("BF.ADD", Spec(3, kAddHold, "Adds an item to a Bloom filter",
-                                 [c](CallContext& ctx) { BfAdd(*c, ctx, false); }));
+  // The next pipelined request's block is loaded while this one runs.
+  auto prefetch_item = [c](std::span<const std::string> args) {
+    c->registry->Prefetch(args[1], args[2]);
+  };
+  CommandSpec add = Spec(3, kAddHold, "Adds an item to a Bloom filter",
+                         [c](CallContext& ctx) { BfAdd(*c, ctx, false); });
+  add.prefetch = prefetch_item;
+  server.Register("BF.ADD", std::move(add));
   server.Register("BF.MADD", Spec(-3, kAddHold, "Adds items to a Bloom filter",
                                   [c](CallContext& ctx) { BfAdd(*c, ctx, true); }));
   server.Register("BF.INSERT",
                   Spec(-4, kAddHold, "Adds items, creating the filter with options",
                        [c](CallContext& ctx) { BfInsert(*c, ctx); }));
-  server.Register("BF.EXISTS",
-                  Spec(3, kReadHold, "Checks whether an item may have been added",
-                       [c](CallContext& ctx) { BfExists(*c, ctx); }));
+  CommandSpec exists = Spec(3, kReadHold, "Checks whether an item may have been added",
+                            [c](CallContext& ctx) { BfExists(*c, ctx); });
+  exists.prefetch = prefetch_item;
+  server.Register("BF.EXISTS", std::move(exists));
   server.Register("BF.MEXISTS",
                   Spec(-3, kReadHold, "Checks whether items may have been added",
                        [c](CallContext& ctx) { BfExists(*c, ctx); }));

@@ -284,6 +284,11 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
   return Status::Ok();
 }
 
+void UserBloomRegistry::Prefetch(std::string_view name, std::string_view item) const {
+  Filter* f = FindCached(name);
+  if (f != nullptr) f->newest.load()->Prefetch(BloomHash(item));
+}
+
 void UserBloomRegistry::Exists(std::string_view name, std::span<const std::string> items,
                                std::vector<uint8_t>* out) {
   out->assign(items.size(), 0);

@@ -198,17 +198,29 @@ void RespServer::RemoveSession(uint64_t id) {
   if (sessions_.erase(id) > 0) connections_current_.fetch_sub(1);
 }
 
+const RespServer::Entry* RespServer::Lookup(std::string_view name) const {
+  // Upper-cased on the stack: no allocation per command.
+  char upper[64];
+  if (name.size() > sizeof upper) return nullptr;
+  for (size_t i = 0; i < name.size(); ++i) upper[i] = AsciiUpper(name[i]);
+  auto found = command_index_.find(std::string_view(upper, name.size()));
+  return found == command_index_.end() ? nullptr : found->second;
+}
+
+void RespServer::Prefetch(std::span<const std::string> args) const {
+  if (args.empty()) return;
+  const Entry* entry = Lookup(args[0]);
+  if (entry == nullptr || !entry->second.prefetch) return;
+  const int argc = static_cast<int>(args.size());
+  const int arity = entry->second.arity;
+  if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) return;
+  entry->second.prefetch(args);
+}
+
 void RespServer::Dispatch(CallContext& ctx) {
   RespWriter& out = ctx.reply();
   const std::string& name = ctx.args()[0];
-  // Upper-cased on the stack: no allocation per command.
-  char upper[64];
-  const std::pair<const std::string, CommandSpec>* entry = nullptr;
-  if (name.size() <= sizeof upper) {
-    for (size_t i = 0; i < name.size(); ++i) upper[i] = AsciiUpper(name[i]);
-    auto found = command_index_.find(std::string_view(upper, name.size()));
-    if (found != command_index_.end()) entry = found->second;
-  }
+  const Entry* entry = Lookup(name);
   if (entry == nullptr) {
     // Same text as Redis 7, so client libraries recognise it.
     std::string args;

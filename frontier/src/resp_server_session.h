@@ -31,6 +31,10 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   // Executes buffered requests. Returns true when it stopped only because
   // the reply buffer is over its cap (more requests may be buffered).
   bool ProcessBuffered();
+  // The next buffered request into args_: the one PeekNext parsed, if any.
+  Result<bool> TakeNext();
+  // Parses the request after the current one and runs its prefetch hook.
+  void PeekNext();
   void ExecuteOne();
   boost::asio::awaitable<bool> Flush();
   DeferredReply::Deliver MakeDeliver();
@@ -47,6 +51,10 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   DeferredReply::Deliver deliver_;  // made once in Start(), copied by Defer()
   CommitRound round_;               // group commit of the running round
   std::vector<std::string> args_;
+  // The request parsed ahead by PeekNext (or the parse error met there).
+  std::vector<std::string> next_args_;
+  bool peeked_ = false;
+  Status peek_error_;
   std::string out_;
   std::string writing_;
   std::vector<char> read_buf_;

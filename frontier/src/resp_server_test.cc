@@ -7,7 +7,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -98,6 +100,18 @@ class RespServerTest : public ::testing::Test {
       throw std::runtime_error("handler failed");
     };
     server_->Register("THROW", thrower);
+    CommandSpec peek;  // logs its prefetch hook's calls and its runs
+    peek.arity = 2;
+    peek.prefetch = [this](std::span<const std::string> args) {
+      std::lock_guard<std::mutex> lock(events_mu_);
+      events_.push_back("prefetch " + args[1]);
+    };
+    peek.handler = [this](CallContext& ctx) {
+      std::lock_guard<std::mutex> lock(events_mu_);
+      events_.push_back("run " + ctx.args()[1]);
+      ctx.reply().SimpleString("OK");
+    };
+    server_->Register("PEEK", peek);
   }
   void Release() {
     std::lock_guard<std::mutex> lock(held_mu_);
@@ -109,6 +123,8 @@ class RespServerTest : public ::testing::Test {
   std::vector<std::thread> completers_;
   std::mutex held_mu_;
   std::vector<std::shared_ptr<DeferredReply>> held_;
+  std::mutex events_mu_;
+  std::vector<std::string> events_;
 };
 
 TEST_F(RespServerTest, PingEchoSelectClient) {
@@ -260,6 +276,58 @@ TEST_F(RespServerTest, ThousandPipelinedCommandsInOneWrite) {
   ASSERT_TRUE(replies.ok());
   ASSERT_EQ(replies->size(), 1000u);
   EXPECT_EQ((*replies)[999].str, "999");
+}
+
+// A pipelined request's prefetch hook runs before the request ahead of it
+// executes, never for a request of the wrong arity, and never for the first
+// request of the write (nothing runs ahead of it).
+TEST_F(RespServerTest, PrefetchHookRunsForTheNextPipelinedRequest) {
+  StartServer();
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  std::string batch;
+  for (int i = 0; i < 100; ++i) batch += EncodeCommand({"PEEK", std::to_string(i)});
+  batch += EncodeCommand({"PEEK", "x", "extra"});  // wrong arity: an error, no hook
+  batch += EncodeCommand({"PEEK", "last"});
+  ASSERT_TRUE(c->SendRaw(batch).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(c->ReadReply()->str, "OK");
+  EXPECT_TRUE(c->ReadReply()->is_error());
+  EXPECT_EQ(c->ReadReply()->str, "OK");
+  std::lock_guard<std::mutex> lock(events_mu_);
+  std::map<std::string, size_t> prefetched_at, run_at;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const std::string& e = events_[i];
+    if (e.rfind("prefetch ", 0) == 0) prefetched_at[e.substr(9)] = i;
+    if (e.rfind("run ", 0) == 0) run_at[e.substr(4)] = i;
+  }
+  EXPECT_EQ(run_at.size(), 101u);
+  EXPECT_EQ(prefetched_at.count("x"), 0u);
+  EXPECT_EQ(prefetched_at.count("0"), 0u);
+  EXPECT_GT(prefetched_at.size(), 50u);  // one write: mostly parsed together
+  for (const auto& [arg, at] : prefetched_at) {
+    ASSERT_TRUE(run_at.count(arg)) << arg;
+    EXPECT_LT(at, run_at[arg]) << arg;
+    if (arg == "last") continue;  // the request ahead of it (x) fails its arity
+    std::string ahead = std::to_string(std::stoi(arg) - 1);
+    EXPECT_LT(at, run_at[ahead]) << arg;
+  }
+}
+
+// Parsing ahead finds the malformed frame early; the requests before it
+// still run and get their replies first.
+TEST_F(RespServerTest, RequestsBeforeAMalformedFrameGetTheirReplies) {
+  StartServer();
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->SendRaw(EncodeCommand({"ECHO", "a"}) + EncodeCommand({"ECHO", "b"}) +
+                         "*1\r\n$-5\r\n")
+                  .ok());
+  EXPECT_EQ(c->ReadReply()->str, "a");
+  EXPECT_EQ(c->ReadReply()->str, "b");
+  Result<RespValue> error = c->ReadReply();
+  ASSERT_TRUE(error.ok()) << error.status().ToString();
+  EXPECT_EQ(error->str.rfind("ERR Protocol error: ", 0), 0u) << error->str;
+  EXPECT_FALSE(c->ReadReply().ok());
 }
 
 TEST_F(RespServerTest, TinyReplyCapFlushesInBatchesAndKeepsOrder) {

@@ -112,6 +112,9 @@ class UserBloomRegistry {
   Status Add(std::string_view name, std::span<const std::string> items,
              const BfParams* create, std::vector<BfAddOutcome>* out,
              WriteGroup* group = nullptr);
+  // Starts loading the block `item` maps to in the filter's newest
+  // sub-filter into the cache (no lock, no change; nothing if missing).
+  void Prefetch(std::string_view name, std::string_view item) const;
   // out[i] = 1 if items[i] may have been added, 0 if surely not. A missing
   // filter answers 0 for every item.
   void Exists(std::string_view name, std::span<const std::string> items,

@@ -220,6 +220,11 @@ struct CommandSpec {
   std::string group = "crawlfront";
   std::string since = "0.1.0";
   std::function<void(CallContext&)> handler;
+  // Optional. Called with the request that follows the running one on the
+  // same connection (pipelining), before the running one executes, so it
+  // can start that request's cache misses early (the Bloom block of the
+  // next BF.ADD). Must not change state; arity is checked, auth is not.
+  std::function<void(std::span<const std::string> args)> prefetch;
 };
 
 struct RespServerStats {
@@ -271,12 +276,17 @@ class RespServer {
 
   // Runs one request (called by connections): lookup, auth, arity, handler.
   void Dispatch(CallContext& ctx);
+  // Runs the command's prefetch hook, if it has one and args fit its arity.
+  void Prefetch(std::span<const std::string> args) const;
 
  private:
   friend class RespSession;
   struct Io;  // Asio objects, kept out of this header
 
   void RegisterBuiltins();
+  using Entry = std::pair<const std::string, CommandSpec>;
+  // nullptr for an unknown command.
+  const Entry* Lookup(std::string_view name) const;
   void AddSession(uint64_t id, std::weak_ptr<RespSession> session);
   void RemoveSession(uint64_t id);
 
