@@ -134,7 +134,7 @@ void RespSession::PeekNext() {
   }
   if (!*got) return;
   peeked_ = true;
-  server_.Prefetch(next_args_);
+  if (state_.authenticated) server_.Prefetch(next_args_);
 }
 
 asio::awaitable<bool> RespSession::Flush() {

@@ -223,7 +223,8 @@ struct CommandSpec {
   // Optional. Called with the request that follows the running one on the
   // same connection (pipelining), before the running one executes, so it
   // can start that request's cache misses early (the Bloom block of the
-  // next BF.ADD). Must not change state; arity is checked, auth is not.
+  // next BF.ADD). Must not change state. Runs only for authenticated
+  // clients and requests that fit the arity.
   std::function<void(std::span<const std::string> args)> prefetch;
 };
 
