@@ -313,6 +313,27 @@ TEST_F(RespServerTest, PrefetchHookRunsForTheNextPipelinedRequest) {
   }
 }
 
+TEST_F(RespServerTest, NoPrefetchHookBeforeAuth) {
+  RespServerOptions options = TestOptions();
+  options.auth_token = "s3cret";
+  StartServer(options);
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  std::string batch;
+  for (int i = 0; i < 10; ++i) batch += EncodeCommand({"PEEK", std::to_string(i)});
+  batch += EncodeCommand({"AUTH", "s3cret"});
+  batch += EncodeCommand({"PEEK", "after"});
+  batch += EncodeCommand({"PEEK", "after2"});
+  ASSERT_TRUE(c->SendRaw(batch).ok());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(c->ReadReply()->str, "NOAUTH Authentication required.");
+  EXPECT_EQ(c->ReadReply()->str, "OK");
+  EXPECT_EQ(c->ReadReply()->str, "OK");
+  EXPECT_EQ(c->ReadReply()->str, "OK");
+  std::lock_guard<std::mutex> lock(events_mu_);
+  // "after" was parsed before AUTH ran: no hook for it.
+  EXPECT_EQ(events_, (std::vector<std::string>{"prefetch after2", "run after", "run after2"}));
+}
+
 // Parsing ahead finds the malformed frame early; the requests before it
 // still run and get their replies first.
 TEST_F(RespServerTest, RequestsBeforeAMalformedFrameGetTheirReplies) {
