@@ -325,13 +325,15 @@ TEST_F(RespServerTest, NoPrefetchHookBeforeAuth) {
   batch += EncodeCommand({"PEEK", "after"});
   batch += EncodeCommand({"PEEK", "after2"});
   ASSERT_TRUE(c->SendRaw(batch).ok());
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(c->ReadReply()->str, "NOAUTH Authentication required.");
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(c->ReadReply()->str, "NOAUTH Authentication required.");
   EXPECT_EQ(c->ReadReply()->str, "OK");
   EXPECT_EQ(c->ReadReply()->str, "OK");
   EXPECT_EQ(c->ReadReply()->str, "OK");
   std::lock_guard<std::mutex> lock(events_mu_);
   // "after" was parsed before AUTH ran: no hook for it.
-  EXPECT_EQ(events_, (std::vector<std::string>{"prefetch after2", "run after", "run after2"}));
+  EXPECT_EQ(events_,
+            (std::vector<std::string>{"prefetch after2", "run after", "run after2"}));
 }
 
 // Parsing ahead finds the malformed frame early; the requests before it

@@ -207,12 +207,14 @@ TEST_F(BadInputTest, UnknownCommandsAndWrongArityGetErrorsAndKeepTheConnection) 
       {{"FRONTIER.DONE", "w", "id", "exploded"}, "ERR unknown outcome \"exploded\""},
       {{"FRONTIER.DONE", "w", "id", "fetched", "colour", "red"},
        "ERR unknown option 'colour'"},
-      {{"FRONTIER.DONE", "w", "id", "fetched", "status"}, "ERR option STATUS needs a value"},
+      {{"FRONTIER.DONE", "w", "id", "fetched", "status"},
+       "ERR option STATUS needs a value"},
       {{"FRONTIER.DONE", "w", "id", "fetched", "Status", "2x"},
        "ERR STATUS must be an integer in [0, 999]"},
       {{"FRONTIER.DONE", "w", "id", "fetched", "STATUS", "200", "status", "1000"},
        "ERR STATUS must be an integer in [0, 999]"},  // the last one counts
-      {{"FRONTIER.ADDX", "depth", "1", "http://a.test/"}, "ERR unknown option 'http://a.test/'"},
+      {{"FRONTIER.ADDX", "depth", "1", "http://a.test/"},
+       "ERR unknown option 'http://a.test/'"},
       {{"FRONTIER.ADDX", "depth", "1"}, "ERR expected URLS before the list"},
   };
   auto c = integ::ConnectTo(port());
