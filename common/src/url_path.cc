@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "crawlfront/common/ascii.h"
 #include "url_internal.h"
 
 namespace crawlfront::url_internal {
@@ -16,19 +17,10 @@ int HexValue(char c) {
 }
 
 char ToUpperAscii(char c) { return (c >= 'a' && c <= 'z') ? c - 'a' + 'A' : c; }
-char ToLowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
 
 bool IsUnreserved(char c) {  // RFC 3986 2.3
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ToLowerAscii(a[i]) != ToLowerAscii(b[i])) return false;
-  }
-  return true;
 }
 
 std::string_view ParamName(std::string_view param) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bf_handlers.h"
+#include "crawlfront/common/ascii.h"
 #include "store_round.h"
 
 namespace crawlfront {
@@ -19,17 +20,6 @@ namespace {
 
 constexpr std::string_view kReadOnly =
     "ERR crawlfront:seen is read-only; use FRONTIER.ADD";
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 void ReplyOutcome(RespWriter& out, BfAddOutcome o, uint64_t cap) {
   switch (o) {
@@ -88,9 +78,9 @@ std::string ParseReserve(std::span<const std::string> args, BfParams* p) {
   p->capacity = static_cast<uint64_t>(*capacity);
   std::optional<int64_t> expansion;
   for (size_t i = 4; i < args.size(); ++i) {
-    if (EqualsNoCase(args[i], "NONSCALING")) {
+    if (EqualsIgnoreCase(args[i], "NONSCALING")) {
       p->nonscaling = true;
-    } else if (EqualsNoCase(args[i], "EXPANSION")) {
+    } else if (EqualsIgnoreCase(args[i], "EXPANSION")) {
       if (++i == args.size()) return "ERR no expansion";
       expansion = BfParseInt(args[i]);
       if (!expansion || *expansion > UINT32_MAX) return "ERR bad expansion";
@@ -127,20 +117,20 @@ std::string ParseInsert(std::span<const std::string> args, BfParams* p, size_t* 
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     bool has_value = i + 1 < args.size();
-    if (EqualsNoCase(a, "ITEMS")) break;
-    if (EqualsNoCase(a, "NOCREATE")) {
+    if (EqualsIgnoreCase(a, "ITEMS")) break;
+    if (EqualsIgnoreCase(a, "NOCREATE")) {
       *create = false;
-    } else if (EqualsNoCase(a, "NONSCALING")) {
+    } else if (EqualsIgnoreCase(a, "NONSCALING")) {
       p->nonscaling = true;
-    } else if (EqualsNoCase(a, "ERROR")) {
+    } else if (EqualsIgnoreCase(a, "ERROR")) {
       if (!has_value) return "arity";
       std::optional<double> e = BfParseDouble(args[++i]);
       if (!e) return "Bad error rate";
       p->error_rate = *e;
-    } else if (EqualsNoCase(a, "CAPACITY") || EqualsNoCase(a, "EXPANSION")) {
+    } else if (EqualsIgnoreCase(a, "CAPACITY") || EqualsIgnoreCase(a, "EXPANSION")) {
       if (!has_value) return "arity";
       std::optional<int64_t> v = BfParseInt(args[++i]);
-      bool is_capacity = EqualsNoCase(a, "CAPACITY");
+      bool is_capacity = EqualsIgnoreCase(a, "CAPACITY");
       if (!v) return is_capacity ? "Bad capacity" : "Bad expansion";
       (is_capacity ? capacity : expansion) = *v;
     } else {

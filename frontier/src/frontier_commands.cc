@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/frontier_node.h"
 
 namespace crawlfront {
@@ -20,17 +21,6 @@ std::string Upper(std::string_view s) {
   std::string u(s);
   for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return u;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 std::optional<int64_t> ToInt(std::string_view s) {
@@ -52,12 +42,12 @@ class Options {
              std::initializer_list<std::string_view> names, std::string* error) {
     size_t i = from;
     for (; i < args.size(); ++i) {
-      if (!stop.empty() && EqualsNoCase(args[i], stop)) {
+      if (!stop.empty() && EqualsIgnoreCase(args[i], stop)) {
         rest_ = i + 1;
         return true;
       }
       auto name = std::find_if(names.begin(), names.end(),
-                               [&](std::string_view n) { return EqualsNoCase(args[i], n); });
+                               [&](std::string_view n) { return EqualsIgnoreCase(args[i], n); });
       if (name == names.end()) {
         *error = "ERR unknown option '" + args[i] + "'";
         return false;
@@ -262,7 +252,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   std::string err;
   size_t links_at = args.size();
   for (size_t i = 4; i < args.size(); ++i) {
-    if (EqualsNoCase(args[i], "LINKS")) {
+    if (EqualsIgnoreCase(args[i], "LINKS")) {
       links_at = i;
       break;
     }

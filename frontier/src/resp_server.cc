@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <tuple>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/common/net.h"
 #include "crawlfront/frontier/pass_hold.h"
 #include "resp_server_session.h"
@@ -54,8 +55,6 @@ std::string Upper(std::string_view s) {
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
-
-char AsciiUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
 
 // Error reply text for a failed RoundCommit.
 std::string CommitErrorReply(const Status& st) {

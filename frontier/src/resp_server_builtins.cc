@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/resp_server.h"
 
 namespace crawlfront {
@@ -16,10 +17,6 @@ std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && Lower(a) == Lower(b);
 }
 
 // Compares in time independent of where the first difference is.

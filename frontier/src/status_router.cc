@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "crawlfront/common/ascii.h"
 #include "status_assets_gen.h"
 #include "status_page.h"
 
@@ -22,17 +23,6 @@ StatusReply Asset(const EmbeddedAsset* asset) {
   r.content_type = std::string(asset->content_type);
   r.body = std::string(asset->body);
   return r;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Routes that read the snapshot; the provider may throw.

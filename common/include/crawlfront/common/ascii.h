@@ -1,0 +1,22 @@
+#pragma once
+// ASCII case helpers for protocol keywords and header names: independent of
+// the locale, and bytes outside A-Z / a-z compare as they are.
+
+#include <cstddef>
+#include <string_view>
+
+namespace crawlfront {
+
+inline char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+inline char AsciiUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; }
+
+// Whether a and b are equal ignoring ASCII case.
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace crawlfront
