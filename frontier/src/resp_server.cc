@@ -197,7 +197,7 @@ void RespServer::RemoveSession(uint64_t id) {
   if (sessions_.erase(id) > 0) connections_current_.fetch_sub(1);
 }
 
-const RespServer::Entry* RespServer::Lookup(std::string_view name) const {
+const RespServer::CommandEntry* RespServer::Lookup(std::string_view name) const {
   // Upper-cased on the stack: no allocation per command.
   char upper[64];
   if (name.size() > sizeof upper) return nullptr;
@@ -206,9 +206,7 @@ const RespServer::Entry* RespServer::Lookup(std::string_view name) const {
   return found == command_index_.end() ? nullptr : found->second;
 }
 
-void RespServer::Prefetch(std::span<const std::string> args) const {
-  if (args.empty()) return;
-  const Entry* entry = Lookup(args[0]);
+void RespServer::Prefetch(const CommandEntry* entry, std::span<const std::string> args) const {
   if (entry == nullptr || !entry->second.prefetch) return;
   const int argc = static_cast<int>(args.size());
   const int arity = entry->second.arity;
@@ -216,10 +214,9 @@ void RespServer::Prefetch(std::span<const std::string> args) const {
   entry->second.prefetch(args);
 }
 
-void RespServer::Dispatch(CallContext& ctx) {
+void RespServer::Dispatch(CallContext& ctx, const CommandEntry* entry) {
   RespWriter& out = ctx.reply();
   const std::string& name = ctx.args()[0];
-  const Entry* entry = Lookup(name);
   if (entry == nullptr) {
     // Same text as Redis 7, so client libraries recognise it.
     std::string args;

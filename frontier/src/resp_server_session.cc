@@ -88,7 +88,7 @@ void RespSession::OnDeferredComplete(std::string encoded) {
 void RespSession::ExecuteOne() {
   round_.BeginCommand(out_.size());
   CallContext ctx(server_, args_, state_, &out_, deliver_, &round_);
-  server_.Dispatch(ctx);
+  server_.Dispatch(ctx, command_);
   round_.EndCommand(out_.size(), ctx.deferred());
   if (ctx.deferred()) waiting_deferred_ = true;
   if (ctx.close_after_reply()) closing_ = true;
@@ -114,10 +114,15 @@ bool RespSession::ProcessBuffered() {
 }
 
 Result<bool> RespSession::TakeNext() {
-  if (!peeked_) return parser_.NextCommand(&args_);
+  if (!peeked_) {
+    Result<bool> got = parser_.NextCommand(&args_);
+    if (got.ok() && *got) command_ = server_.Lookup(args_[0]);
+    return got;
+  }
   peeked_ = false;
   if (!peek_error_.ok()) return std::exchange(peek_error_, Status::Ok());
   args_.swap(next_args_);
+  command_ = next_command_;
   return true;
 }
 
@@ -134,7 +139,8 @@ void RespSession::PeekNext() {
   }
   if (!*got) return;
   peeked_ = true;
-  if (state_.authenticated) server_.Prefetch(next_args_);
+  next_command_ = server_.Lookup(next_args_[0]);
+  if (state_.authenticated) server_.Prefetch(next_command_, next_args_);
 }
 
 asio::awaitable<bool> RespSession::Flush() {

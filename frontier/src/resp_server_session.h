@@ -51,8 +51,10 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   DeferredReply::Deliver deliver_;  // made once in Start(), copied by Defer()
   CommitRound round_;               // group commit of the running round
   std::vector<std::string> args_;
+  const RespServer::CommandEntry* command_ = nullptr;  // args_'s, looked up once
   // The request parsed ahead by PeekNext (or the parse error met there).
   std::vector<std::string> next_args_;
+  const RespServer::CommandEntry* next_command_ = nullptr;
   bool peeked_ = false;
   Status peek_error_;
   std::string out_;

@@ -275,19 +275,20 @@ class RespServer {
   // INFO text: built-in sections (server, clients, stats) plus the provider's.
   std::string RenderInfo(std::string_view section) const;
 
-  // Runs one request (called by connections): lookup, auth, arity, handler.
-  void Dispatch(CallContext& ctx);
+  using CommandEntry = std::pair<const std::string, CommandSpec>;
+  // The command named `name` (any case); nullptr for an unknown one.
+  const CommandEntry* Lookup(std::string_view name) const;
+  // Runs one request (called by connections) whose command Lookup found
+  // (nullptr: unknown): auth, arity, handler.
+  void Dispatch(CallContext& ctx, const CommandEntry* entry);
   // Runs the command's prefetch hook, if it has one and args fit its arity.
-  void Prefetch(std::span<const std::string> args) const;
+  void Prefetch(const CommandEntry* entry, std::span<const std::string> args) const;
 
  private:
   friend class RespSession;
   struct Io;  // Asio objects, kept out of this header
 
   void RegisterBuiltins();
-  using Entry = std::pair<const std::string, CommandSpec>;
-  // nullptr for an unknown command.
-  const Entry* Lookup(std::string_view name) const;
   void AddSession(uint64_t id, std::weak_ptr<RespSession> session);
   void RemoveSession(uint64_t id);
 
