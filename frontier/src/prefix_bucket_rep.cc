@@ -108,8 +108,7 @@ class PrefixBucketRep;
 
 class BucketIterator : public MemTableRep::Iterator {
  public:
-  BucketIterator(const PrefixBucketRep* rep, bool pooled) : rep_(rep), pooled_(pooled) {}
-  ~BucketIterator() override;
+  explicit BucketIterator(const PrefixBucketRep* rep) : rep_(rep) {}
   void Reset(const PrefixBucketRep* rep) {
     rep_ = rep;
     at_ = {};
@@ -136,7 +135,6 @@ class BucketIterator : public MemTableRep::Iterator {
   }
 
   const PrefixBucketRep* rep_;
-  bool pooled_;
   BucketView at_;
   size_t pos_ = 0;
 };
@@ -183,14 +181,14 @@ class PrefixBucketRep : public MemTableRep {
   size_t ApproximateMemoryUsage() override { return bytes_.load(std::memory_order_relaxed); }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
-    if (arena == nullptr) return new BucketIterator(this, /*pooled=*/false);
-    return new (TakeStorage()) BucketIterator(this, /*pooled=*/true);
+    if (arena == nullptr) return new BucketIterator(this);
+    return new (IteratorStorage()) BucketIterator(this);
   }
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
     if (arena != nullptr) return GetIterator(arena);
     // RocksDB's default Get, which never deletes what it gets here (see
     // hashed_vector_rep.cc): one iterator per thread, reused.
-    thread_local BucketIterator it(nullptr, /*pooled=*/false);
+    thread_local BucketIterator it(nullptr);
     it.Reset(this);
     return &it;
   }
@@ -225,14 +223,6 @@ class PrefixBucketRep : public MemTableRep {
   BucketView Last() const {
     std::lock_guard lock(mu_);
     return order_.empty() ? BucketView{} : ViewOf(*order_.rbegin()->second);
-  }
-
-  // An arena-placed iterator's storage goes back to the rep when RocksDB
-  // runs its destructor (RocksDB never frees it; the arena's class is not
-  // public), so a memtable read by many iterators reuses a few blocks.
-  void ReleaseStorage(void* p) const {
-    std::lock_guard lock(storage_mu_);
-    free_storage_.push_back(p);
   }
 
  private:
@@ -303,13 +293,14 @@ class PrefixBucketRep : public MemTableRep {
     return {b.prefix, b.run, {b.data, b.size}};
   }
 
-  void* TakeStorage() {
+  // RocksDB places a memtable iterator in the reader's arena and later only
+  // runs its destructor; the arena's class is not public, so the memory
+  // comes from here and lives as long as the memtable (as in
+  // HashedVectorRep). Not reused: a destructor cannot hand its block back
+  // safely, since the base class's destructor still writes to the object
+  // after ours returns (reusing blocks from ours crashed a racing reader).
+  void* IteratorStorage() {
     std::lock_guard lock(storage_mu_);
-    if (!free_storage_.empty()) {
-      void* p = free_storage_.back();
-      free_storage_.pop_back();
-      return p;
-    }
     storage_.push_back(std::make_unique<std::byte[]>(sizeof(BucketIterator)));
     return storage_.back().get();
   }
@@ -328,13 +319,7 @@ class PrefixBucketRep : public MemTableRep {
   std::atomic<size_t> bytes_{0};
   mutable std::mutex storage_mu_;
   std::vector<std::unique_ptr<std::byte[]>> storage_;
-  mutable std::vector<void*> free_storage_;
 };
-
-BucketIterator::~BucketIterator() {
-  at_ = {};
-  if (pooled_) rep_->ReleaseStorage(this);
-}
 
 void BucketIterator::Next() {
   if (++pos_ == at_.entries.size()) EnterFirst(rep_->After(at_.prefix));
