@@ -65,7 +65,12 @@ class SortedIterator : public rocksdb::MemTableRep::Iterator {
 
   bool Valid() const override { return view_ != nullptr && pos_ < view_->size(); }
   const char* key() const override { return view_->entry(pos_); }
-  void Next() override { ++pos_; }
+  // Flushes walk the view in order while its entries lie in arena order:
+  // touching one a few steps ahead overlaps their cache misses.
+  void Next() override {
+    ++pos_;
+    if (pos_ + kAhead < view_->size()) __builtin_prefetch(view_->entry(pos_ + kAhead));
+  }
   // Before the first entry the iterator becomes invalid, as RocksDB's own.
   void Prev() override { pos_ = pos_ == 0 ? view_->size() : pos_ - 1; }
   void Seek(const rocksdb::Slice& internal_key, const char* memtable_key) override;
@@ -74,6 +79,8 @@ class SortedIterator : public rocksdb::MemTableRep::Iterator {
   void SeekToLast() override;
 
  private:
+  static constexpr size_t kAhead = 8;
+
   const SortedView& Sorted();
 
   const ViewSource* source_;
