@@ -126,6 +126,7 @@ Status CrawlCore::RestoreHosts() {
     HostState& h = HostFor(CrawlFor(crawl), host_key, part);
     if (key.back() == 'H') {
       CRAWLFRONT_RETURN_IF_ERROR(DecodeHostRecord(it->value().ToStringView(), &h.rec));
+      host_budgets_ |= h.rec.budget >= 0;
       // Entries leased by the previous run are still in kQueue: queued again.
       h.rec.queued += h.rec.leased;
       h.rec.leased = 0;
@@ -360,6 +361,7 @@ Status CrawlCore::BlockHostUntil(std::string_view crawl, std::string_view host,
 Status CrawlCore::SetHostBudget(std::string_view crawl, std::string_view host, int64_t n) {
   return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch*) {
     h.rec.budget = n < 0 ? -1 : n;
+    host_budgets_ |= n >= 0;
   });
 }
 

@@ -144,6 +144,9 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     for (size_t i = 0; i < preps.size(); ++i) {
       Prepared& p = preps[i];
       if (!p.reason.empty()) continue;
+      // Without budgets a URL known as given is answered "seen" with no
+      // host state read (most of a crawl's links).
+      if (p.known_seen && options_.max_urls_per_host == 0 && !host_budgets_) continue;
       p.host = &HostFor(crawl, p.canon.host_key, seen_->PartitionOf(p.key.host_hash));
       // An exhausted host rejects before the seen-set, so raising its budget
       // later lets the same URLs in.

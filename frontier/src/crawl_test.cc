@@ -128,6 +128,24 @@ TEST_F(CrawlAddTest, KnownUrlsAsGivenKeepScopeAndBudgetRules) {
   EXPECT_EQ(core_->Stats("").urls_seen, 2u);
 }
 
+// With no default budget, a known URL skips its host's state (crawl_add.cc)
+// unless some host has its own budget: set now, or restored at start-up.
+TEST_F(CrawlAddTest, KnownUrlsMeetAHostsOwnBudgetAlsoAfterRestart) {
+  Open(NoRobotsOptions());
+  AddUrls({"http://a.test/1", "http://a.test/2", "http://b.test/1"});
+  EXPECT_EQ(AddUrls({"http://a.test/1"})[0].kind, Kind::kSeen);
+  ASSERT_TRUE(core_->SetHostBudget("", "a.test", 2).ok());
+  auto check = [&] {
+    auto r = AddUrls({"http://a.test/1", "http://b.test/1"});
+    EXPECT_EQ(r[0].kind, Kind::kRejected);
+    EXPECT_EQ(r[0].reason, "host budget exhausted");
+    EXPECT_EQ(r[1].kind, Kind::kSeen);
+  };
+  check();
+  Reopen();
+  check();
+}
+
 TEST_F(CrawlAddTest, RefetchRequeuesKnownUrlAtItsTime) {
   Open(NoRobotsOptions());
   AddUrls({"http://a.test/1"});

@@ -320,6 +320,9 @@ class CrawlCore {
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
   uint64_t next_lease_ = 1, lease_limit_ = 1;
   bool paused_all_ = false;
+  // Some host has (or had) its own budget: only then can a URL already
+  // seen be answered "budget exhausted" by a host with no default budget.
+  bool host_budgets_ = false;
   // Writes not yet in RocksDB (group commit); dirty host and crawl records
   // are added when it is written. Its ticket is batch_epoch_, bumped by
   // every write of it.
