@@ -13,3 +13,5 @@ if(TARGET frontier_options_test)
   target_compile_definitions(frontier_options_test PRIVATE
                              CRAWLFRONT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
+crawlfront_test(NAME frontier_node_test SOURCES src/frontier_node_test.cc
+                DEPS crawlfront_frontier_node crawlfront_resp_client)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -141,6 +142,24 @@ void ReplyStatus(CallContext& ctx, const Status& s) {
   } else {
     ctx.reply().Error("ERR " + s.message());
   }
+}
+
+// Runs `work` on the node's admin thread and replies OK or its error when
+// it is done; the connection waits, the io thread serves the others.
+void OnAdminThread(CallContext& ctx, FrontierNode& node, std::function<Status()> work) {
+  std::shared_ptr<DeferredReply> reply = ctx.Defer();
+  auto job = [reply, work = std::move(work)] {
+    Status s = work();
+    std::string out;
+    RespWriter w(&out, reply->protocol());
+    if (s.ok()) {
+      w.SimpleString("OK");
+    } else {
+      w.Error("ERR " + s.message());
+    }
+    reply->Complete(std::move(out));
+  };
+  if (!node.RunAdmin(std::move(job))) reply->Complete("-ERR frontier is shutting down\r\n");
 }
 
 void ReplyAddResults(CallContext& ctx, const std::vector<AddResult>& results) {
@@ -415,12 +434,19 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.HOSTS", Spec(-1, kCmdReadonly, "Hosts by queue size",
                                          [n](CallContext& c) { HostsCmd(c, *n); }));
   server.Register("FRONTIER.SNAPSHOT",
-                  Spec(1, kCmdAdmin, "Write the seen-set filters now",
-                       [n](CallContext& c) { ReplyStatus(c, n->seen().SnapshotNow()); }));
+                  Spec(1, kCmdAdmin | kCmdBlocking, "Write the seen-set filters now",
+                       [n](CallContext& c) {
+                         OnAdminThread(c, *n, [n] { return n->seen().SnapshotNow(); });
+                       }));
   Store* st = &store;
   server.Register("FRONTIER.CHECKPOINT",
-                  Spec(2, kCmdAdmin, "Consistent RocksDB checkpoint into a new directory",
-                       [st](CallContext& c) { ReplyStatus(c, st->Checkpoint(c.args()[1])); }));
+                  Spec(2, kCmdAdmin | kCmdBlocking,
+                       "Consistent RocksDB checkpoint into a new directory",
+                       [n, st](CallContext& c) {
+                         OnAdminThread(c, *n, [st, dir = std::string(c.args()[1])] {
+                           return st->Checkpoint(dir);
+                         });
+                       }));
 }
 
 }  // namespace crawlfront

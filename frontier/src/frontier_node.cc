@@ -53,8 +53,8 @@ Status FrontierNode::Start() {
   RegisterBfCommands(*resp_, *blooms_, seen_.get());
   resp_->SetInfoProvider([this](std::string_view s) { return RenderInfo(s); });
   CRAWLFRONT_RETURN_IF_ERROR(resp_->Start());
-  spdlog::info("frontier: RESP on port {} (redis-cli -p {} INFO crawl)", resp_->port(),
-               resp_->port());
+  spdlog::info("frontier: RESP on port {} with {} io thread(s) (redis-cli -p {} INFO crawl)",
+               resp_->port(), resp_->io_threads(), resp_->port());
   if (!options_.http.empty()) {
     http_ = std::make_unique<StatusServer>(StatusServerOptionsOf(options_),
                                            [this] { return BuildSnapshot(); });
@@ -67,6 +67,7 @@ Status FrontierNode::Start() {
   }
   waiter_thread_ = std::thread([this] { LeaseWaiterLoop(); });
   expiry_thread_ = std::thread([this] { ExpiryLoop(); });
+  admin_thread_ = std::thread([this] { AdminLoop(); });
   return WritePortFile();
 }
 
@@ -81,6 +82,7 @@ void FrontierNode::Stop() {
   cv_.notify_all();
   if (waiter_thread_.joinable()) waiter_thread_.join();
   if (expiry_thread_.joinable()) expiry_thread_.join();
+  if (admin_thread_.joinable()) admin_thread_.join();  // after its queued jobs
   if (resp_) resp_->Stop();
   if (http_) http_->Stop();
   Status s = seen_->SnapshotNow();
@@ -111,6 +113,29 @@ void FrontierNode::ExpiryLoop() {
     Status s = crawl_->ExpireLeases(&expired);
     if (!s.ok()) NoteError("lease expiry: " + s.ToString());
     if (expired > 0) spdlog::info("frontier: {} lease(s) expired and re-queued", expired);
+    lock.lock();
+  }
+}
+
+bool FrontierNode::RunAdmin(std::function<void()> job) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return false;
+    admin_jobs_.push_back(std::move(job));
+  }
+  cv_.notify_all();
+  return true;
+}
+
+void FrontierNode::AdminLoop() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stopping_ || !admin_jobs_.empty(); });
+    if (admin_jobs_.empty()) return;  // stopping, nothing left
+    std::function<void()> job = std::move(admin_jobs_.front());
+    admin_jobs_.pop_front();
+    lock.unlock();
+    job();
     lock.lock();
   }
 }

@@ -18,7 +18,7 @@ void AddServerKeys(ConfigTable<F>* t) {
   t->Add("server.http", &F::http, "127.0.0.1:8080",
          "Status page, /api/stats, /metrics; empty disables it.");
   t->Add("server.threads", &F::threads, 0, 0, 256,
-         "io threads for RESP connections; 0 = one per core.");
+         "io threads for RESP connections; 0 = half the cores, at least 1.");
   t->Add("server.auth_token", &F::auth_token, "",
          "Clients must AUTH with this token; the status API wants it as a bearer token.");
   t->Add("server.idle_timeout", &F::idle_timeout, seconds(300), milliseconds(100), kDay,

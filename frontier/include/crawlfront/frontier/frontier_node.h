@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,10 @@ class FrontierNode {
     int64_t deadline_ms = 0;
   };
   void AddLeaseWaiter(LeaseWaiter waiter);
+  // Runs `job` on the admin thread, in order: a long admin command (a
+  // snapshot, a checkpoint) must not hold up the other connections of its
+  // io thread. False once stopping (the job is not run).
+  bool RunAdmin(std::function<void()> job);
 
   std::string RenderInfo(std::string_view section);
   StatusSnapshot BuildSnapshot();
@@ -65,6 +70,7 @@ class FrontierNode {
   void RegisterCommands();
   void LeaseWaiterLoop();
   void ExpiryLoop();
+  void AdminLoop();
   Status WritePortFile();
 
   FrontierOptions options_;
@@ -81,6 +87,7 @@ class FrontierNode {
   bool stopping_ = false;
   bool running_ = false;
   std::deque<LeaseWaiter> waiters_;
+  std::deque<std::function<void()>> admin_jobs_;
   std::deque<ErrorEntry> errors_;
   struct WorkerActivity {
     uint64_t leases = 0, dones = 0;
@@ -88,7 +95,7 @@ class FrontierNode {
     std::deque<std::pair<int64_t, uint64_t>> done_times;  // for pages/s
   };
   std::map<std::string, WorkerActivity, std::less<>> workers_;
-  std::thread waiter_thread_, expiry_thread_;
+  std::thread waiter_thread_, expiry_thread_, admin_thread_;
 };
 
 // Registers FRONTIER.* on `server` for `node` (frontier_commands.cc).

@@ -31,7 +31,9 @@ struct RespServerOptions {
   // requires auth_token. Default: "127.0.0.1:6380".
   std::string listen = "127.0.0.1:6380";
   // io threads, each with its own event loop; connections are spread over
-  // them round-robin at accept. Default: 0 = std::thread::hardware_concurrency().
+  // them round-robin at accept. Default: 0 = half the cores, at least one
+  // (RocksDB's flushes and compactions and the kernel's network stack use
+  // the rest; see DefaultIoThreads).
   int threads = 0;
   // Frame limits for requests; a violation closes that connection.
   // Default: RespLimits{} (64 MiB bulk, 2^20 elements, 64 KiB inline).
@@ -241,6 +243,9 @@ class RespSession;
 // Lifecycle: construct, Register() commands, Start(), ..., Stop().
 // Register/SetInfoProvider are not thread-safe and must precede Start();
 // stats() and port() are thread-safe.
+// The io threads used when RespServerOptions::threads is 0.
+int DefaultIoThreads();
+
 class RespServer {
  public:
   // Registers the built-in commands (PING, HELLO, COMMAND, INFO, ...).
@@ -266,6 +271,7 @@ class RespServer {
 
   // Bound port after a successful Start().
   uint16_t port() const { return port_.load(); }
+  size_t io_threads() const { return threads_.size(); }
   RespServerStats stats() const;
   const RespServerOptions& options() const { return options_; }
   // Command table, keyed by upper-case name.

@@ -1,0 +1,122 @@
+// FrontierNode in-process: admin commands run on the admin thread, so a slow
+// one leaves the other connections of its io thread served.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "crawlfront/common/resp_client.h"
+#include "crawlfront/frontier/frontier_node.h"
+#include "crawlfront/frontier/frontier_options.h"
+
+namespace crawlfront {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FrontierNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("frontier_node_test." + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    FrontierOptions o = FrontierConfigTable().Defaults();
+    o.listen = "127.0.0.1:0";
+    o.http = "";
+    o.threads = 1;  // every connection on the same io thread
+    o.data_dir = (dir_ / "data").string();
+    o.snapshot_interval = std::chrono::milliseconds(0);
+    auto node = FrontierNode::Open(o);
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    node_ = std::move(node).value();
+    ASSERT_TRUE(node_->Start().ok());
+  }
+  void TearDown() override {
+    node_.reset();
+    fs::remove_all(dir_);
+  }
+  std::unique_ptr<RespClient> Connect() {
+    auto c = RespClient::Connect("127.0.0.1", node_->resp_port(), std::chrono::seconds(30));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? std::move(c).value() : nullptr;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<FrontierNode> node_;
+};
+
+TEST_F(FrontierNodeTest, SlowAdminCommandDoesNotHoldUpOtherConnections) {
+  // Occupy the admin thread until released: the snapshot queues behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE(node_->RunAdmin([released] { released.wait(); }));
+
+  auto a = Connect();
+  auto b = Connect();
+  ASSERT_TRUE(a && b);
+  std::atomic<bool> a_replied{false};
+  Result<RespValue> a_reply = Status::Unavailable("no reply");
+  std::thread snapshot([&] {
+    a_reply = a->Command({"FRONTIER.SNAPSHOT"});
+    a_replied = true;
+  });
+  // Same io thread, another connection: served while the snapshot waits.
+  for (int i = 0; i < 20; ++i) {
+    auto pong = b->Command({"PING"});
+    ASSERT_TRUE(pong.ok()) << pong.status().ToString();
+    EXPECT_EQ(pong->str, "PONG");
+  }
+  // Time for a snapshot run in place to reply (the admin thread's cannot).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(a_replied.load()) << "the snapshot did not wait for the admin thread";
+  release.set_value();
+  snapshot.join();
+  ASSERT_TRUE(a_reply.ok()) << a_reply.status().ToString();
+  EXPECT_EQ(a_reply->str, "OK") << a_reply->ToDebugString();
+  // The connection goes on in order after its deferred reply.
+  auto after = a->Pipeline({{"FRONTIER.SNAPSHOT"}, {"ECHO", "next"}});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)[0].str, "OK");
+  EXPECT_EQ((*after)[1].str, "next");
+}
+
+TEST_F(FrontierNodeTest, CheckpointWritesAnOpenableCopyAndRefusesAnExistingDir) {
+  auto c = Connect();
+  ASSERT_TRUE(c);
+  auto add = c->Command({"FRONTIER.ADD", "http://a.test/1", "http://a.test/2"});
+  ASSERT_TRUE(add.ok());
+  const std::string target = (dir_ / "copy").string();
+  auto ok = c->Command({"FRONTIER.CHECKPOINT", target});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->str, "OK") << ok->ToDebugString();
+  EXPECT_TRUE(fs::exists(fs::path(target) / "CURRENT"));
+  auto again = c->Command({"FRONTIER.CHECKPOINT", target});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->is_error()) << again->ToDebugString();
+
+  // The copy is a frontier's data dir: it knows the URLs.
+  node_.reset();
+  FrontierOptions o = FrontierConfigTable().Defaults();
+  o.listen = "127.0.0.1:0";
+  o.http = "";
+  o.data_dir = target;
+  auto copy = FrontierNode::Open(o);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  node_ = std::move(copy).value();
+  ASSERT_TRUE(node_->Start().ok());
+  auto d = Connect();
+  ASSERT_TRUE(d);
+  auto seen = d->Command({"FRONTIER.SEEN", "http://a.test/2"});
+  ASSERT_TRUE(seen.ok());
+  EXPECT_EQ(seen->integer, 1);
+}
+
+}  // namespace
+}  // namespace crawlfront
