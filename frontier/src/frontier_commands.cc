@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <charconv>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
