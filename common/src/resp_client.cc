@@ -28,7 +28,7 @@ class RespClient::Impl {
   void Close();
   bool broken() const { return broken_; }
   int protocol = 2;
-  const RespClientOptions options_;
+  RespClientOptions options_;
 
  private:
   // Runs queued async work until *done or the deadline; on timeout closes
@@ -202,6 +202,10 @@ Status RespClient::SendRaw(std::string_view bytes) {
 Result<RespValue> RespClient::ReadReply() { return impl_->Read(impl_->Deadline()); }
 
 int RespClient::protocol() const { return impl_->protocol; }
+
+void RespClient::set_timeout(std::chrono::milliseconds timeout) {
+  impl_->options_.timeout = timeout;
+}
 
 void RespClient::Close() { impl_->Close(); }
 

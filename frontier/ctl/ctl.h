@@ -23,6 +23,7 @@ struct GlobalOptions {
   std::string crawl;  // empty = default crawl
   bool json = false;
   int timeout_ms = 5000;
+  bool timeout_given = false;  // --timeout on the command line
 };
 
 // "host:port" of a frontier to connect to (no port 0; empty host = 127.0.0.1).
@@ -30,8 +31,11 @@ Result<HostPort> FrontierAddress(const std::string& s);
 // Connects to `address` with the global auth and timeout.
 Result<std::unique_ptr<RespClient>> Connect(const GlobalOptions& g, const std::string& address);
 // Runs one command against every frontier; fails on the first error.
+// reply_timeout_ms > 0 bounds each reply instead of g.timeout_ms (which
+// still bounds connecting).
 Result<std::vector<RespValue>> CommandAll(const GlobalOptions& g,
-                                          const std::vector<std::string>& args);
+                                          const std::vector<std::string>& args,
+                                          int reply_timeout_ms = 0);
 // Appends "CRAWL id" when a crawl was chosen.
 void AddCrawl(const GlobalOptions& g, std::vector<std::string>* args);
 // "name:value" lines of an INFO reply into pairs (skips "# Section" lines).

@@ -25,11 +25,13 @@ Result<std::unique_ptr<RespClient>> Connect(const GlobalOptions& g, const std::s
 }
 
 Result<std::vector<RespValue>> CommandAll(const GlobalOptions& g,
-                                          const std::vector<std::string>& args) {
+                                          const std::vector<std::string>& args,
+                                          int reply_timeout_ms) {
   std::vector<RespValue> out;
   for (const auto& f : g.frontiers) {
     auto c = Connect(g, f);
     if (!c.ok()) return c.status();
+    if (reply_timeout_ms > 0) (*c)->set_timeout(std::chrono::milliseconds(reply_timeout_ms));
     auto r = (*c)->Command(args);
     if (!r.ok()) return Status::Unavailable("frontier " + f + ": " + r.status().message());
     if (r->is_error()) return Status::InvalidArgument("frontier " + f + ": " + r->str);

@@ -32,7 +32,8 @@ constexpr const char* kUsage =
     "  --auth TOKEN               the frontier's auth_token ($CRAWLFRONT_AUTH)\n"
     "  --crawl ID                 crawl id (default: the default crawl)\n"
     "  --json                     machine-readable output on read commands\n"
-    "  --timeout MS               network timeout (default 5000)\n"
+    "  --timeout MS               network timeout (default 5000; snapshot and\n"
+    "                             checkpoint wait up to 600000)\n"
     "\n"
     "Exit codes: 0 ok, 1 failed, 2 usage. 'crawlctl COMMAND --help' for details.\n";
 
@@ -63,7 +64,10 @@ int main(int argc, char** argv) {
       if (a == "--frontier") g.frontiers.push_back(*v);
       if (a == "--auth") g.auth = *v;
       if (a == "--crawl") g.crawl = *v;
-      if (a == "--timeout") g.timeout_ms = std::max(1, std::atoi(v->c_str()));
+      if (a == "--timeout") {
+        g.timeout_ms = std::max(1, std::atoi(v->c_str()));
+        g.timeout_given = true;
+      }
     } else {
       std::fprintf(stderr, "crawlctl: unknown option '%s'\n%s", a.c_str(), kUsage);
       return kExitUsage;

@@ -229,6 +229,8 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+constexpr int kAdminTimeoutMs = 600'000;
+
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args) {
   static const std::map<std::string, std::pair<std::string, int>> kVerbs = {
@@ -251,8 +253,12 @@ int RunSimple(const GlobalOptions& g, const std::string& verb,
   }
   std::vector<std::string> cmd = {it->second.first};
   cmd.insert(cmd.end(), args.begin(), args.end());
-  if (verb != "snapshot" && verb != "checkpoint") AddCrawl(g, &cmd);
-  auto r = CommandAll(g, cmd);
+  const bool admin = verb == "snapshot" || verb == "checkpoint";
+  if (!admin) AddCrawl(g, &cmd);
+  // A snapshot of a large seen-set or a checkpoint that flushes memtables
+  // can take minutes; the daemon answers when it is done. Connecting keeps
+  // the short timeout.
+  auto r = CommandAll(g, cmd, admin && !g.timeout_given ? kAdminTimeoutMs : 0);
   if (!r.ok()) return Fail(verb, r.status());
   if (verb == "seen") {
     bool seen = false;

@@ -87,6 +87,38 @@ TEST_F(FrontierNodeTest, SlowAdminCommandDoesNotHoldUpOtherConnections) {
   EXPECT_EQ((*after)[1].str, "next");
 }
 
+// A client's reply timeout can be raised after connecting (crawlctl does
+// for snapshots); one that gives up leaves a deferred reply with no reader.
+TEST_F(FrontierNodeTest, ClientWaitsForASlowAdminReplyOnlyWithALongerTimeout) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ASSERT_TRUE(node_->RunAdmin([released] { released.wait(); }));
+  auto connect = [&] {
+    auto c = RespClient::Connect("127.0.0.1", node_->resp_port(),
+                                 std::chrono::milliseconds(200));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? std::move(c).value() : nullptr;
+  };
+  auto impatient = connect();
+  auto patient = connect();
+  ASSERT_TRUE(impatient && patient);
+  auto gave_up = impatient->Command({"FRONTIER.SNAPSHOT"});
+  EXPECT_FALSE(gave_up.ok()) << "the admin thread is still blocked";
+  patient->set_timeout(std::chrono::seconds(60));
+  Result<RespValue> waited = Status::Unavailable("no reply");
+  std::thread t([&] { waited = patient->Command({"FRONTIER.SNAPSHOT"}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // past 200 ms
+  release.set_value();
+  t.join();
+  ASSERT_TRUE(waited.ok()) << waited.status().ToString();
+  EXPECT_EQ(waited->str, "OK");
+  auto other = Connect();
+  ASSERT_TRUE(other);
+  auto pong = other->Command({"PING"});
+  ASSERT_TRUE(pong.ok());
+  EXPECT_EQ(pong->str, "PONG");
+}
+
 TEST_F(FrontierNodeTest, CheckpointWritesAnOpenableCopyAndRefusesAnExistingDir) {
   auto c = Connect();
   ASSERT_TRUE(c);

@@ -229,6 +229,33 @@ TEST_F(CrawlctlTest, FailedResumeKeepsItsStartLine) {
       << r.err;
 }
 
+// Snapshot and checkpoint run on the daemon's admin thread; crawlctl waits
+// for their reply. A checkpoint is a data dir a frontier can open.
+TEST_F(CrawlctlTest, SnapshotAndCheckpoint) {
+  const std::string seeds = dir_ / "snap-seeds.txt";
+  std::ofstream(seeds) << "http://snap.test/a\nhttp://snap.test/b\n";
+  auto add = Ctl({"seed", seeds});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  auto snap = Ctl({"snapshot"});
+  EXPECT_EQ(snap.exit_code, 0) << snap.err;
+  EXPECT_EQ(snap.out, "OK\n");
+  const std::string copy = dir_ / "copy";
+  auto cp = Ctl({"checkpoint", copy});
+  EXPECT_EQ(cp.exit_code, 0) << cp.err;
+  EXPECT_EQ(cp.out, "OK\n");
+  auto again = Ctl({"checkpoint", copy});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("frontier 127.0.0.1:"), std::string::npos) << again.err;
+
+  Daemon restored;
+  std::string err;
+  ASSERT_TRUE(testutil::StartFrontier(&restored, dir_, copy, {}, &err)) << err;
+  auto c = integ::ConnectTo(restored.Port("resp"));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://snap.test/b"}).integer, 1);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://snap.test/c"}).integer, 0);
+}
+
 TEST_F(CrawlctlTest, ExitCodes) {
   struct Case {
     std::vector<std::string> args;

@@ -67,6 +67,9 @@ class RespClient {
 
   // Negotiated protocol version (2 or 3).
   int protocol() const;
+  // The bound on each later Command()/Pipeline() call, e.g. longer for a
+  // command known to be slow than for connecting.
+  void set_timeout(std::chrono::milliseconds timeout);
   // Closes the socket; later calls return Unavailable. Idempotent.
   void Close();
 
