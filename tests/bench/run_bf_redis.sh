@@ -4,18 +4,20 @@
 #   tests/bench/run_bf_redis.sh [requests per test, default 1000000]
 # ROUNDS=R (default 1) measures each pair R times, alternating crawlfront and
 # redis so that a VM whose speed drifts affects both alike, and prints the
-# medians. Everything runs on 127.0.0.1 and is stopped by PID at the end.
+# medians. FRONTIER=BINARY runs another crawl-frontier (an A/B). Everything
+# runs on 127.0.0.1 and is stopped by PID at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD_DIR=${BUILD_DIR:-build}
 N=${1:-1000000}
 ROUNDS=${ROUNDS:-1}
+FRONTIER=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
 work=$(mktemp -d /tmp/bf-bench.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-"$BUILD_DIR/bin/crawl-frontier" --listen 127.0.0.1:0 --http "" --data-dir "$work/data" \
+"$FRONTIER" --listen 127.0.0.1:0 --http "" --data-dir "$work/data" \
   --port-file "$work/port" --log-level warn >"$work/frontier.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
