@@ -200,10 +200,8 @@ void BfReplyStatus(RespWriter& out, const Status& st) {
 }
 
 void BfReplyWrongArity(CallContext& ctx) {
-  std::string name = ctx.args()[0];
-  for (char& ch : name)
-    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  ctx.reply().Error("ERR wrong number of arguments for '" + name + "' command");
+  ctx.reply().Error("ERR wrong number of arguments for '" + AsciiLower(ctx.args()[0]) +
+                    "' command");
 }
 
 void RegisterBfCommands(RespServer& server, UserBloomRegistry& registry, SeenSet* seen,

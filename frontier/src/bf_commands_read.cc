@@ -1,9 +1,9 @@
 // BF.EXISTS / BF.MEXISTS / BF.INFO / BF.CARD / BF.SCANDUMP / BF.LOADCHUNK,
 // and the read-only view of the frontier's seen-set under kSeenFilterName.
 
-#include <cctype>
 #include <vector>
 
+#include "crawlfront/common/ascii.h"
 #include "bf_handlers.h"
 #include "crawlfront/frontier/seen_set.h"
 
@@ -50,11 +50,6 @@ Result<BfInfo> LookupInfo(const BfCommandContext& c, std::string_view name) {
   return SeenInfo(*c.seen);
 }
 
-std::string Lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 void ReplyExpansion(RespWriter& out, const BfInfo& info) {
   if (info.nonscaling) return out.Null();
   out.Integer(info.expansion);
@@ -62,7 +57,7 @@ void ReplyExpansion(RespWriter& out, const BfInfo& info) {
 
 // One field as a one-element array, as RedisBloom does.
 void ReplyInfoField(RespWriter& out, const BfInfo& info, const std::string& field) {
-  std::string f = Lower(field);
+  std::string f = AsciiLower(field);
   if (f != "capacity" && f != "size" && f != "filters" && f != "items" &&
       f != "expansion") {
     return out.Error("Invalid information value");
@@ -79,7 +74,7 @@ void ReplyInfoField(RespWriter& out, const BfInfo& info, const std::string& fiel
 
 void BfExists(const BfCommandContext& c, CallContext& ctx) {
   auto args = ctx.args();
-  bool multi = Lower(args[0]) == "bf.mexists";
+  bool multi = AsciiLower(args[0]) == "bf.mexists";
   std::vector<uint8_t> found;
   if (BfIsSeenName(args[1])) {
     Status st = SeenExists(c, args.subspan(2), &found);

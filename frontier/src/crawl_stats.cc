@@ -1,15 +1,14 @@
 // CrawlCore queries: counters, Finished, host listings.
 
 #include <algorithm>
-#include <cctype>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl.h"
 
 namespace crawlfront {
 
 Result<DoneOutcome> ParseDoneOutcome(std::string_view name) {
-  std::string s(name);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string s = AsciiLower(name);
   if (s == "fetched") return DoneOutcome::kFetched;
   if (s == "retry") return DoneOutcome::kRetry;
   if (s == "failed") return DoneOutcome::kFailed;

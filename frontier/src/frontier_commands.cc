@@ -2,7 +2,6 @@
 // top of CrawlCore. Handlers run on RESP io threads; CrawlCore is thread-safe.
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <functional>
 #include <memory>
@@ -17,12 +16,6 @@
 
 namespace crawlfront {
 namespace {
-
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
 
 std::optional<int64_t> ToInt(std::string_view s) {
   int64_t v = 0;
@@ -320,7 +313,7 @@ void RenewCmd(CallContext& ctx, FrontierNode& node) {
 // FRONTIER.HOST host DELAY ms | BLOCK unix_ms | BUDGET n | ROBOTS text [CRAWL id]
 void HostCmd(CallContext& ctx, FrontierNode& node) {
   auto args = ctx.args();
-  std::string what = Upper(args[2]);
+  std::string what = AsciiUpper(args[2]);
   Options o;
   std::string err;
   if (!o.Parse(args, 4, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);

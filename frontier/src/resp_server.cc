@@ -50,10 +50,11 @@ struct RespServer::Io {
 
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
+// Redis's arity: n > 0 exactly n arguments (the name included), n < 0 at
+// least -n.
+bool FitsArity(const CommandSpec& spec, size_t args) {
+  const int argc = static_cast<int>(args);
+  return spec.arity > 0 ? argc == spec.arity : argc >= -spec.arity;
 }
 
 // Error reply text for a failed RoundCommit.
@@ -168,7 +169,7 @@ RespServer::RespServer(RespServerOptions options) : options_(std::move(options))
 RespServer::~RespServer() { Stop(); }
 
 void RespServer::Register(std::string name, CommandSpec spec) {
-  auto [it, added] = commands_.insert_or_assign(Upper(name), std::move(spec));
+  auto [it, added] = commands_.insert_or_assign(AsciiUpper(name), std::move(spec));
   command_index_[it->first] = &*it;  // map nodes never move
 }
 
@@ -208,10 +209,7 @@ const RespServer::CommandEntry* RespServer::Lookup(std::string_view name) const 
 
 void RespServer::Prefetch(const CommandEntry* entry, std::span<const std::string> args) const {
   if (entry == nullptr || !entry->second.prefetch) return;
-  const int argc = static_cast<int>(args.size());
-  const int arity = entry->second.arity;
-  if ((arity > 0 && argc != arity) || (arity < 0 && argc < -arity)) return;
-  entry->second.prefetch(args);
+  if (FitsArity(entry->second, args.size())) entry->second.prefetch(args);
 }
 
 void RespServer::Dispatch(CallContext& ctx, const CommandEntry* entry) {
@@ -233,12 +231,8 @@ void RespServer::Dispatch(CallContext& ctx, const CommandEntry* entry) {
     out.Error("NOAUTH Authentication required.");
     return;
   }
-  int argc = static_cast<int>(ctx.args().size());
-  if ((spec.arity > 0 && argc != spec.arity) || (spec.arity < 0 && argc < -spec.arity)) {
-    std::string lower = entry->first;
-    for (char& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.Error("ERR wrong number of arguments for '" + lower + "' command");
+  if (!FitsArity(spec, ctx.args().size())) {
+    out.Error("ERR wrong number of arguments for '" + AsciiLower(entry->first) + "' command");
     return;
   }
   commands_processed_.fetch_add(1, std::memory_order_relaxed);

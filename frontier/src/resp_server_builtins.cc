@@ -13,12 +13,6 @@ namespace {
 
 constexpr std::string_view kServerVersion = "0.1.0";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Compares in time independent of where the first difference is.
 bool TokenMatches(std::string_view given, std::string_view expected) {
   if (expected.empty()) return false;
@@ -32,8 +26,8 @@ bool TokenMatches(std::string_view given, std::string_view expected) {
 // Redis 7 texts for a bad subcommand: unknown name, or known with a wrong
 // argument count ("wrong number of arguments for 'client|setname' command").
 void SubcommandError(CallContext& ctx, std::initializer_list<std::string_view> known) {
-  std::string command = Lower(ctx.args()[0]);
-  std::string sub = Lower(ctx.args()[1]);
+  std::string command = AsciiLower(ctx.args()[0]);
+  std::string sub = AsciiLower(ctx.args()[1]);
   for (std::string_view k : known) {
     if (k == sub) {
       ctx.reply().Error("ERR wrong number of arguments for '" + command + "|" + sub +
@@ -41,11 +35,8 @@ void SubcommandError(CallContext& ctx, std::initializer_list<std::string_view> k
       return;
     }
   }
-  std::string upper = command;
-  for (char& c : upper)
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   ctx.reply().Error("ERR unknown subcommand '" + ctx.args()[1].substr(0, 128) +
-                    "'. Try " + upper + " HELP.");
+                    "'. Try " + AsciiUpper(command) + " HELP.");
 }
 
 void WrongPass(RespWriter& out) {
@@ -174,7 +165,7 @@ bool ValidClientName(std::string_view name) {
 
 void Client(CallContext& ctx) {
   auto args = ctx.args();
-  std::string sub = Lower(args[1]);
+  std::string sub = AsciiLower(args[1]);
   if (sub == "setname" && args.size() == 3) {
     if (!ValidClientName(args[2])) {
       ctx.reply().Error(
@@ -210,7 +201,7 @@ void Config(CallContext& ctx) {
 }
 
 void Info(CallContext& ctx) {
-  std::string section = ctx.args().size() >= 2 ? Lower(ctx.args()[1]) : "";
+  std::string section = ctx.args().size() >= 2 ? AsciiLower(ctx.args()[1]) : "";
   ctx.reply().Bulk(ctx.server().RenderInfo(section));
 }
 

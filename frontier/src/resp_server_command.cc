@@ -5,22 +5,11 @@
 
 #include <string>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/resp_server.h"
 
 namespace crawlfront {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 void WriteFlags(uint32_t flags, RespWriter& out) {
   static constexpr std::pair<uint32_t, const char*> kNames[] = {
@@ -39,7 +28,7 @@ void WriteFlags(uint32_t flags, RespWriter& out) {
 // ACL categories, tips, key specs, subcommands. Our commands declare no keys.
 void WriteCommandInfo(const std::string& name, const CommandSpec& spec, RespWriter& out) {
   out.ArrayHeader(10);
-  out.Bulk(Lower(name));
+  out.Bulk(AsciiLower(name));
   out.Integer(spec.arity);
   WriteFlags(spec.flags, out);
   out.Integer(0);
@@ -52,7 +41,7 @@ void WriteCommandInfo(const std::string& name, const CommandSpec& spec, RespWrit
 }
 
 void WriteCommandDoc(const std::string& name, const CommandSpec& spec, RespWriter& out) {
-  out.Bulk(Lower(name));
+  out.Bulk(AsciiLower(name));
   out.MapHeader(3);
   out.Bulk("summary");
   out.Bulk(spec.summary);
@@ -73,7 +62,7 @@ void CommandDocs(CallContext& ctx) {
   }
   std::vector<decltype(table.begin())> found;
   for (size_t i = 2; i < args.size(); ++i) {
-    auto it = table.find(Upper(args[i]));
+    auto it = table.find(AsciiUpper(args[i]));
     if (it != table.end()) found.push_back(it);
   }
   out.MapHeader(found.size());
@@ -84,7 +73,7 @@ void Command(CallContext& ctx) {
   const auto& table = ctx.server().commands();
   auto args = ctx.args();
   RespWriter& out = ctx.reply();
-  std::string sub = args.size() >= 2 ? Upper(args[1]) : "";
+  std::string sub = args.size() >= 2 ? AsciiUpper(args[1]) : "";
   if (args.size() == 1) {
     out.ArrayHeader(table.size());
     for (const auto& [name, spec] : table) WriteCommandInfo(name, spec, out);
@@ -92,11 +81,11 @@ void Command(CallContext& ctx) {
     out.Integer(static_cast<int64_t>(table.size()));
   } else if (sub == "LIST" && args.size() == 2) {
     out.ArrayHeader(table.size());
-    for (const auto& entry : table) out.Bulk(Lower(entry.first));
+    for (const auto& entry : table) out.Bulk(AsciiLower(entry.first));
   } else if (sub == "INFO") {
     out.ArrayHeader(args.size() - 2);
     for (size_t i = 2; i < args.size(); ++i) {
-      auto it = table.find(Upper(args[i]));
+      auto it = table.find(AsciiUpper(args[i]));
       if (it == table.end()) {
         out.NullArray();
       } else {
@@ -106,7 +95,7 @@ void Command(CallContext& ctx) {
   } else if (sub == "DOCS") {
     CommandDocs(ctx);
   } else if (sub == "COUNT" || sub == "LIST") {
-    out.Error("ERR wrong number of arguments for 'command|" + Lower(sub) + "' command");
+    out.Error("ERR wrong number of arguments for 'command|" + AsciiLower(sub) + "' command");
   } else {
     out.Error("ERR unknown subcommand '" + args[1].substr(0, 128) +
               "'. Try COMMAND HELP.");

@@ -1,8 +1,8 @@
 #include <algorithm>
-#include <cctype>
 #include <unordered_map>
 #include <vector>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl_scope.h"
 
 namespace crawlfront {
@@ -12,9 +12,7 @@ namespace {
 std::string NormalizeSuffix(std::string_view s) {
   bool dot = !s.empty() && s.front() == '.';
   while (!s.empty() && s.front() == '.') s.remove_prefix(1);
-  std::string out = dot && !s.empty() ? "." + std::string(s) : std::string(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return AsciiLower(dot && !s.empty() ? "." + std::string(s) : std::string(s));
 }
 
 // Path segments of "/a/b/c" -> a, b, c (empty segments are skipped), into
