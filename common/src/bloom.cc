@@ -32,14 +32,6 @@ void StoreRelaxed(uint64_t* p, uint64_t v) {
   std::atomic_ref<uint64_t>(*p).store(v, std::memory_order_relaxed);
 }
 
-// Multiply-shift range reduction (Lemire's fastrange): uniform in [0, n)
-// without a division. The hash is rotated so the low 32 bits dominate the
-// block choice; the high 32 bits pick the bit positions.
-uint64_t FastRange(uint64_t hash, uint64_t n) {
-  __extension__ using U128 = unsigned __int128;
-  return static_cast<uint64_t>((U128{std::rotl(hash, 32)} * n) >> 64);
-}
-
 // For one fresh key and a block hit by t uniform darts (t = k j for j keys):
 // P(all k probe bits set) = sum over d distinct probe bits of P(d) times
 // P(d given bits all set), the latter by inclusion-exclusion. Collected by
@@ -304,7 +296,7 @@ void BlockedBloom::set_single_writer(bool single_writer) {
 // ---- add / query -------------------------------------------------------------
 
 uint64_t* BlockedBloom::BlockFor(uint64_t hash) const {
-  return words_ + FastRange(hash, num_blocks_) * kBlockWords;
+  return words_ + bloom_simd::BlockIndex(hash, num_blocks_) * kBlockWords;
 }
 
 namespace {
@@ -399,9 +391,7 @@ bool BlockedBloom::MayContain(uint64_t hash) const {
   return ProbeBlock(BlockFor(hash), hash);
 }
 
-// Prefetch distance: enough misses in flight to cover DRAM latency (about
-// 100 ns) at a few ns per key, small enough to stay in L1.
-constexpr size_t kPrefetchAhead = 16;
+using bloom_simd::kPrefetchAhead;
 
 void BlockedBloom::AddBatch(std::span<const uint64_t> hashes, uint8_t* out_changed) {
   const size_t n = hashes.size();
@@ -419,6 +409,10 @@ void BlockedBloom::AddBatch(std::span<const uint64_t> hashes, uint8_t* out_chang
 
 void BlockedBloom::MayContainBatch(std::span<const uint64_t> hashes, uint8_t* out) const {
   const size_t n = hashes.size();
+  if (simd_probe_) {
+    bloom_simd::MayContainBatchAvx2(words_, num_blocks_, k_, hashes.data(), n, out);
+    return;
+  }
   for (size_t i = 0; i < std::min(n, kPrefetchAhead); ++i) {
     __builtin_prefetch(BlockFor(hashes[i]), 0, 3);
   }

@@ -383,6 +383,12 @@ TEST(BloomSimdTest, VectorAndScalarPathsAgreeBitForBit) {
     // A crowded small filter gives both answers, so both branches are tested.
     EXPECT_GT(hits, 0u) << "k=" << k;
     EXPECT_LT(hits, probes.size()) << "k=" << k;
+    // The batch path (its own vector loop) answers as the scalar probe.
+    std::vector<uint8_t> batch(probes.size());
+    a.MayContainBatch(probes, batch.data());
+    for (size_t i = 0; i < probes.size(); ++i) {
+      ASSERT_EQ(batch[i] != 0, b.MayContain(probes[i])) << "k=" << k << " i=" << i;
+    }
     for (uint64_t h : keys) ASSERT_TRUE(a.MayContain(h) && b.MayContain(h));
   }
 }
