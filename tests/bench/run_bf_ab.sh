@@ -4,10 +4,11 @@
 # microseconds per request (/proc/PID/stat), alternating so that a machine
 # whose speed drifts affects both alike.
 #   tests/bench/run_bf_ab.sh REQUESTS PIPELINE ROUNDS BINARY [BINARY ...]
-# CMD=add (default) | exists | madd | ping picks the command. Everything runs
-# on 127.0.0.1; each daemon is stopped by PID.
+# CMD=add (default) | exists | madd | madd-reserved | ping picks the command
+# (add, exists and madd-reserved use a reserved 10^8 filter, madd a default
+# scaling one). Everything runs on 127.0.0.1; each daemon is stopped by PID.
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n 2,8p "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n 2,9p "$0"; exit 2; }
 N=$1; P=$2; ROUNDS=$3; shift 3
 TICK=$(getconf CLK_TCK)
 case ${CMD:-add} in
@@ -15,6 +16,7 @@ case ${CMD:-add} in
   exists) args=(BF.EXISTS bench "u:__rand_int__") ;;
   ping) args=(PING) ;;
   madd) args=(BF.MADD bench2); for i in $(seq 100); do args+=("k$i:__rand_int__"); done ;;
+  madd-reserved) args=(BF.MADD bench); for i in $(seq 100); do args+=("k$i:__rand_int__"); done ;;
   *) echo "unknown CMD=$CMD" >&2; exit 2 ;;
 esac
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
