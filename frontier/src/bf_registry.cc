@@ -231,6 +231,7 @@ Status UserBloomRegistry::Add(std::string_view name, std::span<const std::string
   std::string own;
   WriteGroup::Merged* merged = group ? &group->MergedRecord(&f, cf) : nullptr;
   std::string& hashes = merged ? merged->value : own;
+  hashes.reserve(hashes.size() + 8 * items.size());  // grows once per call, not per doubling
   uint64_t last = 0;
   bool logged = false;
   // A batch probes the older sub-filters once for all its items (in

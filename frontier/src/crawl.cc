@@ -223,7 +223,10 @@ void CrawlCore::FlushDirty(rocksdb::WriteBatch* batch) {
   for (uint32_t id : dirty_hosts_) {
     HostState& h = *hosts_[id];
     h.dirty = false;
-    batch->Put(store_->cf(Cf::kHost), h.prefix + 'H', EncodeHostRecord(h.rec));
+    record_key_.assign(h.prefix);
+    record_key_.push_back('H');
+    EncodeHostRecordTo(h.rec, &record_value_);
+    batch->Put(store_->cf(Cf::kHost), record_key_, record_value_);
     if (h.crawl->dirty) PutCrawlStats(batch, *h.crawl);
   }
   dirty_hosts_.clear();

@@ -137,10 +137,14 @@ Status DecodeItem(std::string_view bytes, QueueItem* item) {
   return Status::Ok();
 }
 
+void AppendU64s(std::span<const uint64_t> values, std::string* out) {
+  AppendBe32(out, static_cast<uint32_t>(values.size()));
+  for (uint64_t v : values) AppendBe64(out, v);
+}
+
 std::string EncodeU64s(const std::vector<uint64_t>& values) {
   std::string out;
-  AppendBe32(&out, static_cast<uint32_t>(values.size()));
-  for (uint64_t v : values) AppendBe64(&out, v);
+  AppendU64s(values, &out);
   return out;
 }
 
@@ -156,12 +160,21 @@ Status DecodeU64s(std::string_view bytes, std::vector<uint64_t>* values) {
   return Status::Ok();
 }
 
+void EncodeHostRecordTo(const HostRecord& h, std::string* out) {
+  out->clear();
+  const uint64_t values[] = {static_cast<uint64_t>(h.delay_override_ms),
+                             static_cast<uint64_t>(h.blocked_until_ms),
+                             static_cast<uint64_t>(h.budget),
+                             h.added, h.queued, h.scheduled, h.done,
+                             static_cast<uint64_t>(h.ready_at_ms),
+                             static_cast<uint64_t>(h.last_response_ms), h.leased};
+  AppendU64s(values, out);
+}
+
 std::string EncodeHostRecord(const HostRecord& h) {
-  return EncodeU64s({static_cast<uint64_t>(h.delay_override_ms),
-                     static_cast<uint64_t>(h.blocked_until_ms), static_cast<uint64_t>(h.budget),
-                     h.added, h.queued, h.scheduled, h.done,
-                     static_cast<uint64_t>(h.ready_at_ms),
-                     static_cast<uint64_t>(h.last_response_ms), h.leased});
+  std::string out;
+  EncodeHostRecordTo(h, &out);
+  return out;
 }
 
 Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {

@@ -208,11 +208,6 @@ void AppendBe32(std::string* out, uint32_t v) {
   for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(v >> (24 - 8 * i));
   out->append(b, sizeof b);
 }
-void AppendBe64(std::string* out, uint64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (56 - 8 * i));
-  out->append(b, sizeof b);
-}
 uint16_t ReadBe16(const char* p) {
   auto* u = reinterpret_cast<const unsigned char*>(p);
   return static_cast<uint16_t>(u[0] << 8 | u[1]);

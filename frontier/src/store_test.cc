@@ -17,6 +17,9 @@ TEST(StoreTest, KeyEncodingSortsNumerically) {
   AppendBe64(&b, 256);
   EXPECT_LT(a, b);
   EXPECT_EQ(ReadBe64(b.data()), 256u);
+  std::string bytes;  // the on-disk format: most significant byte first
+  AppendBe64(&bytes, 0x0102030405060708ull);
+  EXPECT_EQ(bytes, std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
   std::string c;
   AppendBe16(&c, 0xabcd);
   AppendBe32(&c, 0x01020304);

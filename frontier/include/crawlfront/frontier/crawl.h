@@ -314,6 +314,7 @@ class CrawlCore {
   std::map<std::string, std::unique_ptr<CrawlState>, std::less<>> crawls_;
   std::vector<std::unique_ptr<HostState>> hosts_;
   std::vector<uint32_t> dirty_hosts_;
+  std::string record_key_, record_value_;  // FlushDirty's buffers
   std::map<uint64_t, LeaseInFlight> leases_;
   std::deque<RingEntry> ring_;
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;

@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,9 @@ struct HostRecord {
   int64_t last_response_ms = 0;
 };
 std::string EncodeHostRecord(const HostRecord& r);
+// The same into *out (cleared first): a host record is written per dirty
+// host per commit, so the crawl core reuses one buffer.
+void EncodeHostRecordTo(const HostRecord& r, std::string* out);
 Status DecodeHostRecord(std::string_view bytes, HostRecord* r);
 
 struct RobotsRecord {
@@ -113,6 +117,7 @@ Status DecodeLeaseRecord(std::string_view bytes, LeaseRecord* r);
 // Fixed lists of integers (counters); decoding tolerates fewer values than
 // asked for (newer fields stay zero) so records can grow.
 std::string EncodeU64s(const std::vector<uint64_t>& values);
+void AppendU64s(std::span<const uint64_t> values, std::string* out);
 Status DecodeU64s(std::string_view bytes, std::vector<uint64_t>* values);
 
 struct CrawlState;

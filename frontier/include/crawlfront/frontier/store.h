@@ -5,7 +5,9 @@
 // column family (the unit of snapshot, rebuild and, later, of moving nodes).
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -143,7 +145,14 @@ Status FromRocks(const rocksdb::Status& s);
 // Key encoding helpers (big-endian so that keys sort numerically).
 void AppendBe16(std::string* out, uint16_t v);
 void AppendBe32(std::string* out, uint32_t v);
-void AppendBe64(std::string* out, uint64_t v);
+// Inline, one byte swap and one append: it runs per logged Bloom add and
+// per key (an out-of-line byte loop was 3-5% of a BF.MADD profile).
+inline void AppendBe64(std::string* out, uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  char b[8];
+  std::memcpy(b, &v, sizeof b);
+  out->append(b, sizeof b);
+}
 uint16_t ReadBe16(const char* p);
 uint32_t ReadBe32(const char* p);
 uint64_t ReadBe64(const char* p);
