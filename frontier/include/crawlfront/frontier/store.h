@@ -146,7 +146,7 @@ Status FromRocks(const rocksdb::Status& s);
 void AppendBe16(std::string* out, uint16_t v);
 void AppendBe32(std::string* out, uint32_t v);
 // Inline, one byte swap and one append: it runs per logged Bloom add and
-// per key (an out-of-line byte loop was 3-5% of a BF.MADD profile).
+// per key (an out-of-line byte loop was 2.5-5% of BF.MADD profiles).
 inline void AppendBe64(std::string* out, uint64_t v) {
   if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
   char b[8];
