@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "crawlfront/common/ascii.h"
 #include "bf_handlers.h"
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/seen_set.h"
 
 namespace crawlfront {

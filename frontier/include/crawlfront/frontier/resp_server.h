@@ -240,12 +240,12 @@ struct RespServerStats {
 
 class RespSession;
 
-// Lifecycle: construct, Register() commands, Start(), ..., Stop().
-// Register/SetInfoProvider are not thread-safe and must precede Start();
-// stats() and port() are thread-safe.
 // The io threads used when RespServerOptions::threads is 0.
 int DefaultIoThreads();
 
+// Lifecycle: construct, Register() commands, Start(), ..., Stop().
+// Register/SetInfoProvider are not thread-safe and must precede Start();
+// stats() and port() are thread-safe.
 class RespServer {
  public:
   // Registers the built-in commands (PING, HELLO, COMMAND, INFO, ...).
