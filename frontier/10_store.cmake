@@ -1,6 +1,6 @@
 crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
-                          src/prefix_bucket_rep.cc
-                  DEPS crawlfront_status RocksDB::rocksdb-shared PkgConfig::XXHASH)
+                          src/memtable_arena.cc src/prefix_bucket_rep.cc
+                  DEPS crawlfront_status crawlfront_bloom RocksDB::rocksdb-shared PkgConfig::XXHASH)
 crawlfront_module(NAME seen_set
                   SOURCES src/seen_set.cc src/seen_cache.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc
                           src/seen_maintenance.cc src/seen_scan.cc
@@ -9,7 +9,7 @@ crawlfront_module(NAME seen_set
 crawlfront_test(NAME seen_set_test
                 SOURCES src/seen_set_test.cc src/seen_cache_test.cc src/store_test.cc
                         src/hashed_vector_rep_test.cc src/prefix_bucket_rep_test.cc
-                        src/crash_test_util.cc
+                        src/memtable_arena_test.cc src/crash_test_util.cc
                 DEPS crawlfront_seen_set)
 crawlfront_bench(NAME seen_set_bench
                  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_set_bench.cc

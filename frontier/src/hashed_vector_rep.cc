@@ -4,7 +4,6 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <string_view>
@@ -13,6 +12,7 @@
 #include <rocksdb/slice.h>
 #include <xxhash.h>
 
+#include "memtable_arena.h"
 #include "memtable_view.h"
 
 namespace crawlfront {
@@ -81,19 +81,20 @@ class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource
         mask_(buckets == 0 ? 0 : buckets - 1),
         buckets_(buckets == 0 ? nullptr
                               : static_cast<std::atomic<Node*>*>(
-                                    std::calloc(buckets, sizeof(Node*)))) {
-    if (buckets != 0 && buckets_ == nullptr) throw std::bad_alloc();
+                                    AllocHugeArray(buckets * sizeof(Node*)))) {
     entries_.reserve(reserve);  // no regrowth while filling
   }
-  ~HashedVectorRep() override { std::free(buckets_); }
+  ~HashedVectorRep() override {
+    if (indexed()) FreeHugeArray(buckets_, (mask_ + 1) * sizeof(Node*));
+  }
 
+  // Entries live in this rep's huge-page arena, not RocksDB's.
   rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
-    if (!indexed()) return MemTableRep::Allocate(len, buf);
-    char* raw = nullptr;
-    MemTableRep::Allocate(len + sizeof(Node) + alignof(Node) - 1, &raw);
-    auto at =
-        (reinterpret_cast<uintptr_t>(raw) + alignof(Node) - 1) & ~(alignof(Node) - 1);
-    Node* node = new (reinterpret_cast<void*>(at)) Node();
+    if (!indexed()) {
+      *buf = arena_.Allocate(len, 1);
+      return *buf;
+    }
+    Node* node = new (arena_.Allocate(sizeof(Node) + len, alignof(Node))) Node();
     *buf = const_cast<char*>(node->entry());
     return node;
   }
@@ -145,7 +146,7 @@ class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource
   // it added), so the sorted view, built then and freed with the memtable,
   // is not counted.
   size_t ApproximateMemoryUsage() override {
-    return entries_.capacity() * sizeof(const char*) +
+    return arena_.bytes() + entries_.capacity() * sizeof(const char*) +
            (indexed() ? (mask_ + 1) : 0) * sizeof(Node*);
   }
 
@@ -207,7 +208,8 @@ class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource
   const KeyComparator& cmp_;
   const bool prefix_sort_;
   const size_t mask_;
-  std::atomic<Node*>* buckets_;  // calloc: untouched pages cost nothing; null: no index
+  std::atomic<Node*>* buckets_;  // mmap: untouched pages cost nothing; null: no index
+  HugePageArena arena_;
   mutable std::mutex entries_mu_;
   std::vector<const char*> entries_;  // insertion order
   bool immutable_ = false;

@@ -17,6 +17,8 @@
 
 #include <xxhash.h>
 
+#include "memtable_arena.h"
+
 namespace crawlfront {
 namespace {
 
@@ -145,6 +147,12 @@ class PrefixBucketRep : public MemTableRep {
                   size_t (*prefix_len)(const Slice&))
       : MemTableRep(allocator), cmp_(cmp), prefix_len_(prefix_len), slots_(1024) {}
 
+  // Entries live in this rep's huge-page arena, not RocksDB's.
+  rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
+    *buf = arena_.Allocate(len, 1);
+    return *buf;
+  }
+
   void Insert(rocksdb::KeyHandle handle) override {
     const char* entry = static_cast<const char*>(handle);
     const Slice key = cmp_.decode_key(entry);
@@ -178,7 +186,9 @@ class PrefixBucketRep : public MemTableRep {
 
   // Counted as inserted (the vectors' doubling included), so it stays
   // constant once the memtable is immutable, as RocksDB requires.
-  size_t ApproximateMemoryUsage() override { return bytes_.load(std::memory_order_relaxed); }
+  size_t ApproximateMemoryUsage() override {
+    return arena_.bytes() + bytes_.load(std::memory_order_relaxed);
+  }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
     if (arena == nullptr) return new BucketIterator(this);
@@ -317,6 +327,7 @@ class PrefixBucketRep : public MemTableRep {
   std::vector<Slot> slots_;
   std::map<std::string_view, Bucket*> order_;  // bytewise, like the keys
   std::atomic<size_t> bytes_{0};
+  HugePageArena arena_;
   mutable std::mutex storage_mu_;
   std::vector<std::unique_ptr<std::byte[]>> storage_;
 };

@@ -8,6 +8,8 @@
 //   layout:3 vector         RocksDB's VectorRep (no point reads: for reference)
 //   layout:4 hashed_vector  HashedVectorRep: a vector plus a hash index,
 //                           sorted on key prefixes to flush (store_memtable.cc)
+//   layout:5 prefix_bucket  PrefixBucketRep, one sorted run per 2-byte
+//                           partition (the queue's layout, with host prefixes)
 // cpu_s is the process's CPU time at the end (flush threads included): run
 // one layout per process, e.g. --benchmark_filter=layout:4/
 // Usage: memtable_bench [--benchmark_filter=...]
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "crawlfront/frontier/hashed_vector_rep.h"
+#include "crawlfront/frontier/prefix_bucket_rep.h"
 
 namespace {
 
@@ -33,7 +36,9 @@ constexpr int64_t kKeys = 1'000'000;
 constexpr int kBatch = 100;
 constexpr uint32_t kPartitions = 1024;
 
-enum Layout { kSkipList, kHashPrefix2, kHashPrefix3, kVector, kHashedVector };
+enum Layout { kSkipList, kHashPrefix2, kHashPrefix3, kVector, kHashedVector, kPrefixBucket };
+
+size_t PartitionPrefix(const rocksdb::Slice& k) { return k.size() > 2 ? 2 : 0; }
 
 rocksdb::Options OptionsFor(Layout layout) {
   rocksdb::Options o;
@@ -52,6 +57,8 @@ rocksdb::Options OptionsFor(Layout layout) {
   } else if (layout == kHashedVector) {
     o.memtable_factory.reset(
         new crawlfront::HashedVectorRepFactory(1 << 20, o.comparator));
+  } else if (layout == kPrefixBucket) {
+    o.memtable_factory.reset(new crawlfront::PrefixBucketRepFactory(PartitionPrefix));
   }
   return o;
 }
@@ -99,6 +106,7 @@ BENCHMARK(BM_Insert)
     ->Arg(kHashPrefix3)
     ->Arg(kVector)
     ->Arg(kHashedVector)
+    ->Arg(kPrefixBucket)
     ->Iterations(kKeys / kBatch)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
