@@ -29,7 +29,7 @@ char* HugePageArena::Allocate(size_t bytes, size_t align) {
   // Large requests get a chunk of their own rather than wasting the rest of
   // the current one.
   if (bytes > kHugePageBytes / 4) {
-    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    Count(bytes);
     return MapChunk(RoundUpToHugePage(bytes));
   }
   const size_t pad = (align - reinterpret_cast<uintptr_t>(next_) % align) % align;
@@ -41,7 +41,7 @@ char* HugePageArena::Allocate(size_t bytes, size_t align) {
   char* p = next_ + pad;
   next_ = p + bytes;
   left_ -= pad + bytes;
-  bytes_.fetch_add(pad + bytes, std::memory_order_relaxed);
+  Count(pad + bytes);
   return p;
 }
 

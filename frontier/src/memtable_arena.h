@@ -33,6 +33,10 @@ class HugePageArena {
     size_t size;
   };
   char* MapChunk(size_t size);
+  // One writer: a plain store, not a locked add per memtable insert.
+  void Count(size_t n) {
+    bytes_.store(bytes_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 
   std::vector<Chunk> chunks_;
   char* next_ = nullptr;
