@@ -319,6 +319,20 @@ TEST(RespWriterTest, ValueRoundTripsThroughParser) {
   EXPECT_EQ(Parse1(out), original);
 }
 
+TEST(RespWriterTest, ZeroOneArrayMatchesIntegersAfterExistingOutput) {
+  const std::vector<uint8_t> values = {1, 0, 0, 7, 1};
+  std::string fast = "+x\r\n", slow = fast;
+  RespWriter(&fast, 3).ZeroOneArray(values);
+  RespWriter one_by_one(&slow, 3);
+  one_by_one.ArrayHeader(values.size());
+  for (uint8_t v : values) one_by_one.Integer(v != 0);
+  EXPECT_EQ(fast, slow);
+  EXPECT_EQ(fast, "+x\r\n*5\r\n:1\r\n:0\r\n:0\r\n:1\r\n:1\r\n");
+  std::string empty;
+  RespWriter(&empty, 2).ZeroOneArray({});
+  EXPECT_EQ(empty, "*0\r\n");
+}
+
 TEST(RespWriterTest, EncodeCommandParsesBack) {
   std::vector<std::string> args = {"SET", std::string("k\0\r\n", 4), ""};
   RespParser parser(RespParser::Mode::kRequest);

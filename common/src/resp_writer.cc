@@ -2,6 +2,7 @@
 // degrades them, so a handler writes one reply for both protocols.
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "crawlfront/common/resp.h"
@@ -62,6 +63,17 @@ void RespWriter::Null() { out_->append(protocol_ >= 3 ? "_\r\n" : "$-1\r\n"); }
 void RespWriter::NullArray() { out_->append(protocol_ >= 3 ? "_\r\n" : "*-1\r\n"); }
 
 void RespWriter::ArrayHeader(size_t n) { Header('*', static_cast<int64_t>(n)); }
+
+void RespWriter::ZeroOneArray(std::span<const uint8_t> values) {
+  ArrayHeader(values.size());
+  size_t at = out_->size();
+  out_->resize(at + 4 * values.size());
+  char* p = out_->data() + at;
+  for (uint8_t v : values) {
+    std::memcpy(p, v != 0 ? ":1\r\n" : ":0\r\n", 4);
+    p += 4;
+  }
+}
 
 void RespWriter::MapHeader(size_t pairs) {
   if (protocol_ >= 3) {

@@ -55,6 +55,13 @@ void AddAndReply(const BfCommandContext& c, CallContext& ctx, size_t first,
   if (!st.ok()) return BfReplyStatus(ctx.reply(), st);
   uint64_t cap = c.registry->options().max_total_bytes;
   if (!multi) return ReplyOutcome(ctx.reply(), outcomes.at(0), cap);
+  thread_local std::vector<uint8_t> bits;
+  bits.clear();
+  for (BfAddOutcome o : outcomes) {
+    if (o != BfAddOutcome::kExists && o != BfAddOutcome::kAdded) break;
+    bits.push_back(o == BfAddOutcome::kAdded);
+  }
+  if (bits.size() == outcomes.size()) return ctx.reply().ZeroOneArray(bits);
   ctx.reply().ArrayHeader(outcomes.size());
   for (BfAddOutcome o : outcomes) ReplyOutcome(ctx.reply(), o, cap);
 }

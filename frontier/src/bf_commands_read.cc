@@ -75,7 +75,8 @@ void ReplyInfoField(RespWriter& out, const BfInfo& info, const std::string& fiel
 void BfExists(const BfCommandContext& c, CallContext& ctx) {
   auto args = ctx.args();
   bool multi = AsciiLower(args[0]) == "bf.mexists";
-  std::vector<uint8_t> found;
+  thread_local std::vector<uint8_t> found;  // no allocation per call
+  found.clear();
   if (BfIsSeenName(args[1])) {
     Status st = SeenExists(c, args.subspan(2), &found);
     if (!st.ok()) return BfReplyStatus(ctx.reply(), st);
@@ -83,8 +84,7 @@ void BfExists(const BfCommandContext& c, CallContext& ctx) {
     c.registry->Exists(args[1], args.subspan(2), &found);
   }
   if (!multi) return ctx.reply().Integer(found.at(0));
-  ctx.reply().ArrayHeader(found.size());
-  for (uint8_t f : found) ctx.reply().Integer(f);
+  ctx.reply().ZeroOneArray(found);
 }
 
 void BfInfoCmd(const BfCommandContext& c, CallContext& ctx) {

@@ -295,7 +295,8 @@ void UserBloomRegistry::Exists(std::string_view name, std::span<const std::strin
   out->assign(items.size(), 0);
   Filter* f = FindCached(name);
   if (!f) return;
-  std::vector<uint64_t> hashes(items.size());
+  thread_local std::vector<uint64_t> hashes;  // no allocation per call
+  hashes.resize(items.size());
   for (size_t i = 0; i < items.size(); ++i) hashes[i] = BloomHash(items[i]);
   PassLock lock(f->mu);
   if (hashes.size() >= kWarmBatch) {

@@ -4,7 +4,9 @@
 // until it completes, which keeps replies in request order.
 #include "resp_server_session.h"
 
+#include <span>
 #include <utility>
+#include <vector>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -21,7 +23,18 @@ namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr size_t kReadChunk = 16 * 1024;
+// One read buffer per io thread, not per connection: idle connections cost
+// no buffer, and a read can be large. Large reads matter for big requests
+// (BF.MADD with 100 items is 3 KB): with 16 KB per read, one request in five
+// arrived split and took the parser's slow path (docs/benchmarks.md,
+// session 19). Safe to share: a read's bytes are fed to the parser before
+// the coroutine suspends again.
+constexpr size_t kReadChunk = 64 * 1024;
+
+std::span<char> ThreadReadBuffer() {
+  thread_local std::vector<char> buf(kReadChunk);
+  return buf;
+}
 
 // Exceptions must not escape into io_context::run(); a failed coroutine just
 // ends its connection.
@@ -33,8 +46,7 @@ RespSession::RespSession(RespServer& server, asio::ip::tcp::socket socket, uint6
       socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       wake_timer_(socket_.get_executor()),
-      parser_(RespParser::Mode::kRequest, server.options().limits),
-      read_buf_(kReadChunk) {
+      parser_(RespParser::Mode::kRequest, server.options().limits) {
   state_.id = id;
   state_.authenticated = server.options().auth_token.empty();
 }
@@ -42,6 +54,7 @@ RespSession::RespSession(RespServer& server, asio::ip::tcp::socket socket, uint6
 void RespSession::Start() {
   boost::system::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.non_blocking(true, ec);  // ReadSome tries a read before waiting
   idle_deadline_ = Clock::now() + server_.options().idle_timeout;
   deliver_ = MakeDeliver();
   auto self = shared_from_this();
@@ -188,12 +201,28 @@ asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
     // be buffered already, so run them before reading again.
     if (over_cap || held) continue;
     idle_deadline_ = Clock::now() + server_.options().idle_timeout;
+    if (!co_await ReadSome()) break;
+  }
+}
+
+// Reads what the socket has into the thread's buffer and feeds it to the
+// parser, waiting for readiness only when nothing is there (what Asio's own
+// async read does, but into a buffer the connection does not own).
+asio::awaitable<bool> RespSession::ReadSome() {
+  boost::system::error_code ec;
+  std::span<char> buf = ThreadReadBuffer();
+  for (;;) {
+    size_t n = socket_.read_some(asio::buffer(buf.data(), buf.size()), ec);
+    if (!ec) {
+      parser_.Feed(std::string_view(buf.data(), n));
+      co_return true;
+    }
+    if (ec != asio::error::would_block) co_return false;
     reading_ = true;
-    size_t n = co_await socket_.async_read_some(
-        asio::buffer(read_buf_), asio::redirect_error(asio::use_awaitable, ec));
+    co_await socket_.async_wait(asio::ip::tcp::socket::wait_read,
+                                asio::redirect_error(asio::use_awaitable, ec));
     reading_ = false;
-    if (ec) break;
-    parser_.Feed(std::string_view(read_buf_.data(), n));
+    if (ec || closed_) co_return false;
   }
 }
 

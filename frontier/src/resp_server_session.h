@@ -37,6 +37,7 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   void PeekNext();
   void ExecuteOne();
   boost::asio::awaitable<bool> Flush();
+  boost::asio::awaitable<bool> ReadSome();
   DeferredReply::Deliver MakeDeliver();
   void OnDeferredComplete(std::string encoded);
   void Close();
@@ -59,7 +60,6 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   Status peek_error_;
   std::string out_;
   std::string writing_;
-  std::vector<char> read_buf_;
   bool waiting_deferred_ = false;
   bool closing_ = false;
   bool closed_ = false;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,6 +185,9 @@ class RespWriter {
   void BigNumber(std::string_view digits);
   // Array of bulk strings.
   void BulkArray(const std::vector<std::string>& items);
+  // Array of integers that are each 0 or 1 (nonzero is written as 1), in one
+  // pass: BF.MADD and BF.MEXISTS answer hundreds per call.
+  void ZeroOneArray(std::span<const uint8_t> values);
   // Any decoded value, re-encoded for this writer's protocol.
   void Value(const RespValue& v);
 
