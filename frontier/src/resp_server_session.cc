@@ -54,7 +54,10 @@ RespSession::RespSession(RespServer& server, asio::ip::tcp::socket socket, uint6
 void RespSession::Start() {
   boost::system::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-  socket_.non_blocking(true, ec);  // ReadSome tries a read before waiting
+  // ReadSome tries a read before waiting; on a blocking socket that read
+  // would stall the io thread, so such a connection ends at once.
+  socket_.non_blocking(true, ec);
+  if (ec) closing_ = true;
   idle_deadline_ = Clock::now() + server_.options().idle_timeout;
   deliver_ = MakeDeliver();
   auto self = shared_from_this();
