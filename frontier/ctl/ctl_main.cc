@@ -19,7 +19,7 @@ constexpr const char* kUsage =
     "  seed [FILE|-]              add URLs (one a line) with progress and a summary\n"
     "  status [--watch]           crawl totals (summed over every frontier)\n"
     "  hosts [--top N]            hosts with the largest queues\n"
-    "  host HOST delay MS|block UNIX_MS|budget N   per-host controls\n"
+    "  host HOST delay MS|block UNIX_MS|budget N|drop   per-host controls\n"
     "  pause | resume             stop or restart handing out URLs\n"
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"

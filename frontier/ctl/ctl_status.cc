@@ -204,20 +204,48 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+namespace {
+
+// crawlctl host HOST drop: every frontier deletes what it queues for HOST.
+int RunDrop(const GlobalOptions& g, const std::string& host) {
+  std::vector<std::string> cmd = {"FRONTIER.DROP", host};
+  AddCrawl(g, &cmd);
+  auto r = CommandAll(g, cmd);
+  if (!r.ok()) return Fail("host drop", r.status());
+  int64_t dropped = 0;
+  for (const RespValue& v : *r) dropped += v.integer;
+  if (g.json) {
+    std::printf("{\"host\":%s,\"dropped\":%lld}\n", JsonString(host).c_str(),
+                static_cast<long long>(dropped));
+  } else {
+    std::printf("dropped %lld queued URLs of %s\n", static_cast<long long>(dropped),
+                host.c_str());
+  }
+  return kExitOk;
+}
+
+constexpr const char* kHostUsage =
+    "crawlctl host HOST delay MS | block UNIX_MS | budget N | drop\n";
+
+}  // namespace
+
 int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    std::printf("crawlctl host HOST delay MS | block UNIX_MS | budget N\n"
-                "Sets a host's politeness delay, blocks it until a time, or caps its URLs.\n");
+    std::printf("%s"
+                "Sets a host's politeness delay, blocks it until a time, or caps its URLs;\n"
+                "drop deletes its queued URLs (leases in flight finish; the URLs stay seen).\n",
+                kHostUsage);
     return kExitOk;
   }
+  if (args.size() == 2 && (args[1] == "drop" || args[1] == "DROP")) return RunDrop(g, args[0]);
   if (args.size() != 3) {
-    std::fprintf(stderr, "usage: crawlctl host HOST delay MS | block UNIX_MS | budget N\n");
+    std::fprintf(stderr, "usage: %s", kHostUsage);
     return kExitUsage;
   }
   std::string what = args[1];
   for (auto& ch : what) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   if (what != "DELAY" && what != "BLOCK" && what != "BUDGET") {
-    std::fprintf(stderr, "crawlctl host: expected delay, block or budget, got '%s'\n",
+    std::fprintf(stderr, "crawlctl host: expected delay, block, budget or drop, got '%s'\n",
                  args[1].c_str());
     return kExitUsage;
   }

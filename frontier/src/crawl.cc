@@ -10,19 +10,21 @@ namespace crawlfront {
 namespace {
 
 // Persisted CrawlStats fields, in storage order (append only).
-constexpr size_t kStatsFields = 12;
+constexpr size_t kStatsFields = 13;
 
 std::vector<uint64_t> StatsToVector(const CrawlStats& s) {
   return {s.urls_seen,   s.urls_done,   s.urls_failed, s.urls_disallowed,
           s.urls_robots_blocked, s.urls_rejected, s.fetched_2xx, s.fetched_3xx,
-          s.fetched_4xx, s.fetched_5xx, s.leases_expired, s.robots_fetched};
+          s.fetched_4xx, s.fetched_5xx, s.leases_expired, s.robots_fetched,
+          s.urls_dropped};
 }
 
 void StatsFromVector(const std::vector<uint64_t>& v, CrawlStats* s) {
   uint64_t* fields[kStatsFields] = {
       &s->urls_seen,   &s->urls_done,   &s->urls_failed, &s->urls_disallowed,
       &s->urls_robots_blocked, &s->urls_rejected, &s->fetched_2xx, &s->fetched_3xx,
-      &s->fetched_4xx, &s->fetched_5xx, &s->leases_expired, &s->robots_fetched};
+      &s->fetched_4xx, &s->fetched_5xx, &s->leases_expired, &s->robots_fetched,
+      &s->urls_dropped};
   for (size_t i = 0; i < kStatsFields && i < v.size(); ++i) *fields[i] = v[i];
 }
 
@@ -201,16 +203,36 @@ uint16_t CrawlCore::PartitionFor(std::string_view crawl, std::string_view host_k
   return static_cast<uint16_t>(seen_->PartitionOf(CrawlHostHash(crawl, host_key)));
 }
 
-Result<HostState*> CrawlCore::HostByName(std::string_view crawl, std::string_view host) {
-  if (crawl.empty()) crawl = kDefaultCrawl;
+namespace {
+// The queue key of a host name as an operator types it ("Example.com:80").
+Result<std::string> HostKeyOfName(std::string_view crawl, std::string_view host,
+                                  const UrlOptions& url_options) {
   if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
   if (host.empty() || host.find_first_of("/?#@ ") != std::string_view::npos) {
     return Status::InvalidArgument("bad host name");
   }
-  auto canon = Canonicalize("http://" + std::string(host) + "/", options_.url);
+  auto canon = Canonicalize("http://" + std::string(host) + "/", url_options);
   if (!canon.ok()) return Status::InvalidArgument("bad host name: " + canon.status().message());
+  return std::move(canon->host_key);
+}
+}  // namespace
+
+Result<HostState*> CrawlCore::HostByName(std::string_view crawl, std::string_view host) {
+  if (crawl.empty()) crawl = kDefaultCrawl;
+  auto key = HostKeyOfName(crawl, host, options_.url);
+  if (!key.ok()) return key.status();
   CrawlState& c = CrawlFor(crawl);
-  return &HostFor(c, canon->host_key, PartitionFor(crawl, canon->host_key));
+  return &HostFor(c, *key, PartitionFor(crawl, *key));
+}
+
+Result<HostState*> CrawlCore::FindHostByName(std::string_view crawl, std::string_view host) {
+  if (crawl.empty()) crawl = kDefaultCrawl;
+  auto key = HostKeyOfName(crawl, host, options_.url);
+  if (!key.ok()) return key.status();
+  auto c = crawls_.find(crawl);
+  if (c == crawls_.end()) return static_cast<HostState*>(nullptr);
+  auto it = c->second->host_ids.find(*key);
+  return it == c->second->host_ids.end() ? nullptr : hosts_[it->second].get();
 }
 
 void CrawlCore::MarkDirty(HostState& h) {

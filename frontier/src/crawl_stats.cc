@@ -26,6 +26,7 @@ std::vector<std::pair<std::string, uint64_t>> CrawlStats::Fields() const {
           {"urls_disallowed", urls_disallowed},
           {"urls_robots_blocked", urls_robots_blocked},
           {"urls_rejected", urls_rejected},
+          {"urls_dropped", urls_dropped},
           {"hosts", hosts},
           {"hosts_ready", hosts_ready},
           {"fetched_2xx", fetched_2xx},
@@ -54,6 +55,7 @@ static void AddPersisted(const CrawlStats& from, CrawlStats* to) {
   to->urls_disallowed += from.urls_disallowed;
   to->urls_robots_blocked += from.urls_robots_blocked;
   to->urls_rejected += from.urls_rejected;
+  to->urls_dropped += from.urls_dropped;
   to->fetched_2xx += from.fetched_2xx;
   to->fetched_3xx += from.fetched_3xx;
   to->fetched_4xx += from.fetched_4xx;

@@ -332,6 +332,17 @@ void HostCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Error("ERR expected DELAY, BLOCK, BUDGET or ROBOTS");
 }
 
+// FRONTIER.DROP host [CRAWL id]: the number of queued URLs deleted.
+void DropCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 2, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  uint64_t dropped = 0;
+  Status s = node.crawl().DropHost(CrawlOf(o), ctx.args()[1], &dropped);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().Integer(static_cast<int64_t>(dropped));
+}
+
 void PauseCmd(CallContext& ctx, FrontierNode& node, bool pause) {
   Options o;
   std::string err;
@@ -416,6 +427,9 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.HOST", Spec(-4, kCmdWrite | kCmdAdmin,
                                         "Set a host's delay, block, budget or robots",
                                         [n](CallContext& c) { HostCmd(c, *n); }));
+  server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin,
+                                        "Delete a host's queued URLs (leases in flight stay)",
+                                        [n](CallContext& c) { DropCmd(c, *n); }));
   server.Register("FRONTIER.PAUSE", Spec(-1, kCmdWrite | kCmdAdmin, "Pause leasing",
                                          [n](CallContext& c) { PauseCmd(c, *n, true); }));
   server.Register("FRONTIER.RESUME", Spec(-1, kCmdWrite | kCmdAdmin, "Resume leasing",

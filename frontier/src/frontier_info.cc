@@ -83,6 +83,7 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
   s.totals.urls_failed = c.urls_failed;
   s.totals.urls_robots_blocked = c.urls_robots_blocked;
   s.totals.urls_rejected = c.urls_rejected;
+  s.totals.urls_dropped = c.urls_dropped;
   s.totals.hosts = c.hosts;
   s.totals.hosts_ready = c.hosts_ready;
   s.totals.leases_expired = c.leases_expired;

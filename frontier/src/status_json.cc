@@ -28,6 +28,7 @@ json::object TotalsJson(const StatusTotals& t) {
           {"urls_failed", t.urls_failed},
           {"urls_robots_blocked", t.urls_robots_blocked},
           {"urls_rejected", t.urls_rejected},
+          {"urls_dropped", t.urls_dropped},
           {"hosts", t.hosts},
           {"hosts_ready", t.hosts_ready},
           {"leases_expired", t.leases_expired},

@@ -83,6 +83,8 @@ void WriteTotals(MetricWriter& w, const StatusTotals& t) {
            "URLs disallowed by robots.txt.", D(t.urls_robots_blocked));
   w.Single("crawlfront_urls_rejected_total", "counter",
            "URLs rejected on add (invalid or out of scope).", D(t.urls_rejected));
+  w.Single("crawlfront_urls_dropped_total", "counter",
+           "Queued URLs deleted by an operator (FRONTIER.DROP).", D(t.urls_dropped));
   w.Single("crawlfront_hosts", "gauge", "Hosts with a queue.", D(t.hosts));
   w.Single("crawlfront_hosts_ready", "gauge", "Hosts that may be contacted now.",
            D(t.hosts_ready));

@@ -35,7 +35,7 @@ std::string TotalsRows(const StatusSnapshot& s) {
          Row({"in flight", Num(t.urls_inflight)}) +
          Row({"fetched", Num(t.urls_fetched)}) + Row({"failed", Num(t.urls_failed)}) +
          Row({"robots blocked", Num(t.urls_robots_blocked)}) +
-         Row({"rejected", Num(t.urls_rejected)}) +
+         Row({"rejected", Num(t.urls_rejected)}) + Row({"dropped", Num(t.urls_dropped)}) +
          Row({"hosts (ready)", Num(t.hosts) + " (" + Num(t.hosts_ready) + ")"}) +
          Row({"leases expired", Num(t.leases_expired)}) +
          Row({"uptime", Num(s.uptime_seconds) + " s"});

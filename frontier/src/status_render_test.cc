@@ -122,6 +122,7 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   const json::object& t = s.at("totals").as_object();
   EXPECT_EQ(t.at("urls_seen").to_number<uint64_t>(), snap.totals.urls_seen);
   EXPECT_EQ(t.at("urls_rejected").to_number<uint64_t>(), snap.totals.urls_rejected);
+  EXPECT_EQ(t.at("urls_dropped").to_number<uint64_t>(), snap.totals.urls_dropped);
   EXPECT_EQ(t.at("fetched_by_class").as_array().at(2).to_number<uint64_t>(),
             snap.totals.fetched_by_class[2]);
   const json::object& seen = s.at("seen").as_object();
@@ -188,6 +189,7 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_urls_queued"], std::to_string(snap.totals.urls_queued));
   EXPECT_EQ(single["crawlfront_leases_expired_total"],
             std::to_string(snap.totals.leases_expired));
+  EXPECT_EQ(single["crawlfront_urls_dropped_total"], std::to_string(snap.totals.urls_dropped));
   EXPECT_EQ(partition_series, 10u);
   EXPECT_EQ(evil_worker, snap.workers[0].id);  // escaped, and unescapes back
 }

@@ -20,6 +20,7 @@ StatusSnapshot CraftedSnapshot(size_t partitions) {
               1005,
               1006,
               1007,
+              1011,  // urls_dropped
               1008,
               1009,
               1010,

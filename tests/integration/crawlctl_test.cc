@@ -256,6 +256,34 @@ TEST_F(CrawlctlTest, SnapshotAndCheckpoint) {
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://snap.test/c"}).integer, 0);
 }
 
+TEST_F(CrawlctlTest, HostDropDeletesQueuedUrlsOfThatHostOnly) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  std::vector<std::string> add = {"FRONTIER.ADD"};
+  for (int i = 0; i < 12; ++i) add.push_back("http://drop.test/" + std::to_string(i));
+  for (int i = 0; i < 3; ++i) add.push_back("http://keep.test/" + std::to_string(i));
+  ASSERT_EQ(integ::Call(*c, add).elements.size(), 15u);
+  ASSERT_EQ(integ::InfoField(*c, "urls_queued"), 15);
+
+  auto drop = Ctl({"host", "DROP.test", "drop"});
+  EXPECT_EQ(drop.exit_code, 0) << drop.err;
+  EXPECT_EQ(drop.out, "dropped 12 queued URLs of DROP.test\n");
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 3);
+  EXPECT_EQ(integ::InfoField(*c, "urls_dropped"), 12);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DROP", "drop.test"}).integer, 0) << "already empty";
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://drop.test/4"}).integer, 1);
+  RespValue bad = integ::Call(*c, {"FRONTIER.DROP", "a b"});
+  EXPECT_EQ(bad.type, RespType::kError);
+  EXPECT_NE(bad.str.find("bad host name"), std::string::npos) << bad.str;
+
+  auto json = Ctl({"--json", "host", "keep.test", "drop"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  boost::json::value doc = boost::json::parse(json.out);
+  EXPECT_EQ(doc.at("dropped").to_number<int64_t>(), 3);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 0);
+  EXPECT_EQ(integ::InfoField(*c, "finished"), 1);
+}
+
 TEST_F(CrawlctlTest, ExitCodes) {
   struct Case {
     std::vector<std::string> args;

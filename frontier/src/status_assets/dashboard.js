@@ -46,7 +46,7 @@
       ['URLs seen', fmt(t.urls_seen)], ['queued', fmt(t.urls_queued)],
       ['in flight', fmt(t.urls_inflight)], ['fetched', fmt(t.urls_fetched)],
       ['failed', fmt(t.urls_failed)], ['robots blocked', fmt(t.urls_robots_blocked)],
-      ['rejected', fmt(t.urls_rejected)], ['hosts (ready)', fmt(t.hosts) + ' (' + fmt(t.hosts_ready) + ')'],
+      ['rejected', fmt(t.urls_rejected)], ['dropped', fmt(t.urls_dropped)], ['hosts (ready)', fmt(t.hosts) + ' (' + fmt(t.hosts_ready) + ')'],
       ['leases expired', fmt(t.leases_expired)],
       ['by status none/1/2/3/4/5xx', c.map(fmt).join(' / ')],
       ['uptime', fmt(Math.round(s.uptime_seconds)) + ' s'],

@@ -98,6 +98,7 @@ struct CrawlStats {
   uint64_t urls_disallowed = 0;      // refused by a worker
   uint64_t urls_robots_blocked = 0;  // dropped by robots rules, not fetched
   uint64_t urls_rejected = 0;        // Add refused (bad URL, scope, trap, budget)
+  uint64_t urls_dropped = 0;         // queued URLs deleted by DropHost
   uint64_t hosts = 0;
   uint64_t hosts_ready = 0;
   uint64_t fetched_2xx = 0, fetched_3xx = 0, fetched_4xx = 0, fetched_5xx = 0;
@@ -197,6 +198,11 @@ class CrawlCore {
   // Replaces the host's robots.txt with `text` (parsed for our user agent);
   // it never expires. Pages are checked against it from now on.
   Status SetHostRobots(std::string_view crawl, std::string_view host, std::string_view text);
+  // Deletes the host's queued URLs, ready and scheduled (URLFrontier's
+  // DeleteQueue), except those leased out, which end as their DONE says.
+  // They stay seen and count in urls_done and urls_dropped. `dropped` gets
+  // how many; an unknown host drops 0 and is not created.
+  Status DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped);
   // Empty crawl = every crawl (and crawls created later).
   Status Pause(std::string_view crawl);
   Status Resume(std::string_view crawl);
@@ -239,6 +245,8 @@ class CrawlCore {
   CrawlState& CrawlFor(std::string_view id);
   HostState& HostFor(CrawlState& crawl, std::string_view host_key, uint16_t partition);
   Result<HostState*> HostByName(std::string_view crawl, std::string_view host);
+  // The same without creating it: nullptr for a host the crawl never had.
+  Result<HostState*> FindHostByName(std::string_view crawl, std::string_view host);
   uint16_t PartitionFor(std::string_view crawl, std::string_view host_key) const;
   Status UpdateHost(std::string_view crawl, std::string_view host,
                     const std::function<void(HostState&, rocksdb::WriteBatch*)>& f);

@@ -30,6 +30,7 @@ struct StatusTotals {
   uint64_t urls_failed = 0;          // counter: DONE with a failure
   uint64_t urls_robots_blocked = 0;  // counter: disallowed by robots.txt
   uint64_t urls_rejected = 0;        // counter: invalid or out of scope on add
+  uint64_t urls_dropped = 0;         // counter: deleted from queues (FRONTIER.DROP)
   uint64_t hosts = 0;                // gauge: hosts with a queue
   uint64_t hosts_ready = 0;          // gauge: hosts whose ready time has come
   uint64_t leases_expired = 0;       // counter: leases that hit their deadline

@@ -1,0 +1,139 @@
+// DropHost (FRONTIER.DROP): a host's ready and scheduled URLs go, its leases
+// in flight stay, counters follow, and all of it survives a restart.
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+CrawlOptions DropOptions() {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.max_inflight_per_host = 100;
+  return o;
+}
+
+std::vector<std::string> Urls(const std::string& host, int n) {
+  std::vector<std::string> urls;
+  for (int i = 0; i < n; ++i) urls.push_back("http://" + host + "/" + std::to_string(i));
+  return urls;
+}
+
+std::set<std::string> UrlSet(std::vector<std::string> urls) {
+  return std::set<std::string>(urls.begin(), urls.end());
+}
+
+class CrawlDropTest : public CrawlFixture {
+ protected:
+  // Leases everything ready and returns the URLs (leases stay open).
+  std::set<std::string> LeaseAll() {
+    std::set<std::string> got;
+    for (int round = 0; round < 100; ++round) {
+      auto leased = LeaseN(50);
+      if (leased.empty()) break;
+      for (const auto& l : leased) got.insert(l.url);
+    }
+    return got;
+  }
+  uint64_t Drop(std::string_view host, std::string_view crawl = "") {
+    uint64_t n = 12345;
+    Status s = core_->DropHost(crawl, host, &n);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return n;
+  }
+};
+
+TEST_F(CrawlDropTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 20));
+  auto first = LeaseN(1);
+  ASSERT_EQ(first.size(), 1u);
+  DoneReport retry;
+  retry.outcome = DoneOutcome::kRetry;
+  retry.retry_delay_ms = 60'000;
+  ASSERT_TRUE(Done(first[0], retry));  // now a scheduled entry
+  auto open = LeaseN(1);               // in flight during the drop
+  ASSERT_EQ(open.size(), 1u);
+  AddUrls(Urls("b.test", 5));
+  CrawlStats before = core_->Stats("");
+  ASSERT_EQ(before.urls_queued, 18u + 1u + 5u);
+
+  EXPECT_EQ(Drop("A.TEST"), 19u) << "18 ready and 1 scheduled; host names as typed";
+  CrawlStats after = core_->Stats("");
+  EXPECT_EQ(after.urls_queued, 5u);
+  EXPECT_EQ(after.urls_inflight, 1u);
+  EXPECT_EQ(after.urls_dropped, 19u);
+  EXPECT_EQ(after.urls_done, before.urls_done + 19u);
+  EXPECT_EQ(after.urls_seen, before.urls_seen);
+  EXPECT_EQ(Drop("a.test"), 0u) << "nothing left to drop";
+
+  std::set<std::string> leased = LeaseAll();
+  EXPECT_EQ(leased, UrlSet(Urls("b.test", 5)));
+  EXPECT_TRUE(Done(open[0], Fetched())) << "the lease in flight ends normally";
+  clock_.Advance(120'000);  // past the dropped retry's due time
+  EXPECT_TRUE(LeaseAll().empty()) << "the scheduled retry went too";
+
+  auto again = AddUrls({"http://a.test/7"});
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].kind, AddResult::Kind::kSeen) << "dropped URLs stay seen";
+}
+
+TEST_F(CrawlDropTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 30));
+  AddUrls(Urls("b.test", 4));
+  auto open = LeaseN(1);
+  ASSERT_EQ(open.size(), 1u);
+  const std::string host = open[0].url.substr(7, 6);  // "a.test" or "b.test"
+  const uint64_t expect = host == "a.test" ? 29u : 3u;
+  EXPECT_EQ(Drop(host), expect);
+  CrawlStats before = core_->Stats("");
+
+  Reopen();  // the lease was open: its entry must come back, nothing else
+  CrawlStats after = core_->Stats("");
+  EXPECT_EQ(after.urls_dropped, expect);
+  EXPECT_EQ(after.urls_done, before.urls_done);
+  EXPECT_EQ(after.urls_queued, before.urls_queued + 1);
+  std::set<std::string> leased = LeaseAll();
+  const std::string other = host == "a.test" ? "b.test" : "a.test";
+  std::vector<std::string> want = Urls(other, other == "a.test" ? 30 : 4);
+  want.push_back(open[0].url);
+  EXPECT_EQ(leased, UrlSet(want));
+}
+
+TEST_F(CrawlDropTest, DropsUncommittedAddsOfTheSameGroupCommit) {
+  Open(DropOptions());
+  std::vector<AddRequest> reqs;
+  for (const auto& u : Urls("a.test", 10)) reqs.push_back(AddRequest{u, 0, 0, "", 0});
+  std::vector<AddResult> out;
+  uint64_t ticket = 0;
+  ASSERT_TRUE(core_->Add("default", reqs, &out, &ticket).ok());  // not yet synced
+  EXPECT_EQ(Drop("a.test"), 10u);
+  ASSERT_TRUE(core_->Sync(ticket).ok());
+  Reopen();
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u);
+  EXPECT_TRUE(LeaseAll().empty());
+  EXPECT_TRUE(core_->Finished("default"));
+}
+
+TEST_F(CrawlDropTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 3));
+  EXPECT_EQ(Drop("nowhere.test"), 0u);
+  EXPECT_EQ(Drop("a.test", "othercrawl"), 0u);
+  EXPECT_EQ(core_->ListHosts("", 0).size(), 1u);
+  EXPECT_EQ(core_->Crawls().size(), 1u);
+  uint64_t n = 0;
+  EXPECT_EQ(core_->DropHost("", "a b", &n).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(core_->DropHost("bad crawl!", "a.test", &n).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(core_->Stats("").urls_queued, 3u);
+}
+
+}  // namespace
+}  // namespace crawlfront
