@@ -69,6 +69,9 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunHost(const GlobalOptions& g, const std::vector<std::string>& args);
+// ctl_queue.cc: one host's queue (crawlctl queue HOST, crawlctl host HOST drop).
+int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunHostDrop(const GlobalOptions& g, const std::string& host);
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args);
 int RunRun(const GlobalOptions& g, const std::vector<std::string>& args);

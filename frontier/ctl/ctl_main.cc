@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  status [--watch]           crawl totals (summed over every frontier)\n"
     "  hosts [--top N]            hosts with the largest queues\n"
     "  host HOST delay MS|block UNIX_MS|budget N|drop   per-host controls\n"
+    "  queue HOST [--count N]     the first URLs of a host's queue, in lease order\n"
     "  pause | resume             stop or restart handing out URLs\n"
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
   if (cmd == "status") return RunStatus(g, rest);
   if (cmd == "hosts") return RunHosts(g, rest);
   if (cmd == "host") return RunHost(g, rest);
+  if (cmd == "queue") return RunQueue(g, rest);
   if (cmd == "run") return RunRun(g, rest);
   if (cmd == "pause" || cmd == "resume" || cmd == "snapshot" || cmd == "checkpoint" ||
       cmd == "seen") {

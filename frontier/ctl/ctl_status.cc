@@ -206,24 +206,6 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
 
 namespace {
 
-// crawlctl host HOST drop: every frontier deletes what it queues for HOST.
-int RunDrop(const GlobalOptions& g, const std::string& host) {
-  std::vector<std::string> cmd = {"FRONTIER.DROP", host};
-  AddCrawl(g, &cmd);
-  auto r = CommandAll(g, cmd);
-  if (!r.ok()) return Fail("host drop", r.status());
-  int64_t dropped = 0;
-  for (const RespValue& v : *r) dropped += v.integer;
-  if (g.json) {
-    std::printf("{\"host\":%s,\"dropped\":%lld}\n", JsonString(host).c_str(),
-                static_cast<long long>(dropped));
-  } else {
-    std::printf("dropped %lld queued URLs of %s\n", static_cast<long long>(dropped),
-                host.c_str());
-  }
-  return kExitOk;
-}
-
 constexpr const char* kHostUsage =
     "crawlctl host HOST delay MS | block UNIX_MS | budget N | drop\n";
 
@@ -237,7 +219,7 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
                 kHostUsage);
     return kExitOk;
   }
-  if (args.size() == 2 && (args[1] == "drop" || args[1] == "DROP")) return RunDrop(g, args[0]);
+  if (args.size() == 2 && (args[1] == "drop" || args[1] == "DROP")) return RunHostDrop(g, args[0]);
   if (args.size() != 3) {
     std::fprintf(stderr, "usage: %s", kHostUsage);
     return kExitUsage;

@@ -343,6 +343,32 @@ void DropCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Integer(static_cast<int64_t>(dropped));
 }
 
+// FRONTIER.QUEUE host [COUNT n] [CRAWL id]: the head of a host's queue.
+void QueueCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  int64_t count = 10;
+  if (!o.Parse(ctx.args(), 2, "", {"COUNT", "CRAWL"}, &err) ||
+      !o.Int("COUNT", 1, 10000, &count, &err)) {
+    return ctx.reply().Error(err);
+  }
+  std::vector<QueuedUrl> entries;
+  Status s = node.crawl().PeekHost(CrawlOf(o), ctx.args()[1], static_cast<size_t>(count),
+                                   &entries);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().ArrayHeader(entries.size());
+  for (const QueuedUrl& q : entries) {
+    ctx.reply().ArrayHeader(7);
+    ctx.reply().Bulk(q.url);
+    ctx.reply().Bulk(QueuedStateName(q.state));
+    ctx.reply().Integer(q.depth);
+    ctx.reply().Integer(q.attempt);
+    ctx.reply().Integer(q.priority);
+    ctx.reply().Integer(q.due_ms);
+    ctx.reply().Bulk(q.parent);
+  }
+}
+
 void PauseCmd(CallContext& ctx, FrontierNode& node, bool pause) {
   Options o;
   std::string err;
@@ -427,6 +453,9 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.HOST", Spec(-4, kCmdWrite | kCmdAdmin,
                                         "Set a host's delay, block, budget or robots",
                                         [n](CallContext& c) { HostCmd(c, *n); }));
+  server.Register("FRONTIER.QUEUE", Spec(-2, kCmdReadonly,
+                                         "The first queued URLs of a host, in lease order",
+                                         [n](CallContext& c) { QueueCmd(c, *n); }));
   server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin,
                                         "Delete a host's queued URLs (leases in flight stay)",
                                         [n](CallContext& c) { DropCmd(c, *n); }));

@@ -256,7 +256,7 @@ TEST_F(CrawlctlTest, SnapshotAndCheckpoint) {
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://snap.test/c"}).integer, 0);
 }
 
-TEST_F(CrawlctlTest, HostDropDeletesQueuedUrlsOfThatHostOnly) {
+TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
   auto c = integ::ConnectTo(frontier_.Port("resp"));
   ASSERT_TRUE(c);
   std::vector<std::string> add = {"FRONTIER.ADD"};
@@ -264,12 +264,35 @@ TEST_F(CrawlctlTest, HostDropDeletesQueuedUrlsOfThatHostOnly) {
   for (int i = 0; i < 3; ++i) add.push_back("http://keep.test/" + std::to_string(i));
   ASSERT_EQ(integ::Call(*c, add).elements.size(), 15u);
   ASSERT_EQ(integ::InfoField(*c, "urls_queued"), 15);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "DEPTH", "2", "PRIORITY", "9", "PARENT",
+                             "http://keep.test/0", "URLS", "http://drop.test/first"})
+                .elements.size(),
+            1u);
+
+  auto queue = Ctl({"queue", "drop.test", "--count", "3"});
+  EXPECT_EQ(queue.exit_code, 0) << queue.err;
+  std::vector<std::string> lines = integ::Lines(queue.out);
+  ASSERT_EQ(lines.size(), 4u) << queue.out;  // header + 3
+  EXPECT_TRUE(std::regex_search(
+      lines[1], std::regex(R"(^ready +2 +1 +9 +- http://drop\.test/first \(http://keep\.test/0\)$)")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_search(lines[2], std::regex(R"(http://drop\.test/0$)"))) << lines[2];
+  auto qjson = Ctl({"--json", "queue", "drop.test", "--count", "100"});
+  EXPECT_EQ(qjson.exit_code, 0) << qjson.err;
+  const boost::json::array rows = boost::json::parse(qjson.out).as_array();
+  EXPECT_EQ(rows.size(), 13u);
+  EXPECT_EQ(rows[0].at("priority").to_number<int64_t>(), 9);
+  EXPECT_EQ(rows[0].at("state").as_string(), "ready");
+  EXPECT_EQ(Ctl({"queue"}).exit_code, 2);
+  RespValue bad_count = integ::Call(*c, {"FRONTIER.QUEUE", "drop.test", "COUNT", "0"});
+  EXPECT_EQ(bad_count.type, RespType::kError);
 
   auto drop = Ctl({"host", "DROP.test", "drop"});
   EXPECT_EQ(drop.exit_code, 0) << drop.err;
-  EXPECT_EQ(drop.out, "dropped 12 queued URLs of DROP.test\n");
+  EXPECT_EQ(drop.out, "dropped 13 queued URLs of DROP.test\n");
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 3);
-  EXPECT_EQ(integ::InfoField(*c, "urls_dropped"), 12);
+  EXPECT_EQ(integ::InfoField(*c, "urls_dropped"), 13);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.QUEUE", "drop.test"}).elements.size(), 0u);
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.DROP", "drop.test"}).integer, 0) << "already empty";
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", "http://drop.test/4"}).integer, 1);
   RespValue bad = integ::Call(*c, {"FRONTIER.DROP", "a b"});

@@ -108,6 +108,19 @@ struct CrawlStats {
   std::vector<std::pair<std::string, uint64_t>> Fields() const;
 };
 
+// One entry of a host's queue as FRONTIER.QUEUE shows it.
+struct QueuedUrl {
+  enum class State : uint8_t { kReady, kLeased, kScheduled };
+  std::string url;
+  std::string parent;
+  State state = State::kReady;
+  uint32_t depth = 0;
+  uint32_t attempt = 1;
+  int32_t priority = 0;
+  int64_t due_ms = 0;  // scheduled: when it becomes ready (Clock ms)
+};
+const char* QueuedStateName(QueuedUrl::State s);
+
 struct HostInfo {
   std::string host;  // host key
   std::string crawl;
@@ -203,6 +216,11 @@ class CrawlCore {
   // They stay seen and count in urls_done and urls_dropped. `dropped` gets
   // how many; an unknown host drops 0 and is not created.
   Status DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped);
+  // The first `max` entries of the host's queue: ready ones in the order
+  // leases take them (those leased out marked), then scheduled ones by due
+  // time. Empty for a host the crawl does not have.
+  Status PeekHost(std::string_view crawl, std::string_view host, size_t max,
+                  std::vector<QueuedUrl>* out);
   // Empty crawl = every crawl (and crawls created later).
   Status Pause(std::string_view crawl);
   Status Resume(std::string_view crawl);

@@ -1,5 +1,6 @@
-// DropHost (FRONTIER.DROP): a host's ready and scheduled URLs go, its leases
-// in flight stay, counters follow, and all of it survives a restart.
+// PeekHost (FRONTIER.QUEUE) shows a host's queue in lease order; DropHost
+// (FRONTIER.DROP) deletes its ready and scheduled URLs, keeps its leases in
+// flight, and counters follow, across restarts too.
 
 #include <set>
 #include <string>
@@ -30,7 +31,7 @@ std::set<std::string> UrlSet(std::vector<std::string> urls) {
   return std::set<std::string>(urls.begin(), urls.end());
 }
 
-class CrawlDropTest : public CrawlFixture {
+class CrawlHostQueueTest : public CrawlFixture {
  protected:
   // Leases everything ready and returns the URLs (leases stay open).
   std::set<std::string> LeaseAll() {
@@ -50,7 +51,7 @@ class CrawlDropTest : public CrawlFixture {
   }
 };
 
-TEST_F(CrawlDropTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
+TEST_F(CrawlHostQueueTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
   Open(DropOptions());
   AddUrls(Urls("a.test", 20));
   auto first = LeaseN(1);
@@ -85,7 +86,7 @@ TEST_F(CrawlDropTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
   EXPECT_EQ(again[0].kind, AddResult::Kind::kSeen) << "dropped URLs stay seen";
 }
 
-TEST_F(CrawlDropTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
+TEST_F(CrawlHostQueueTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
   Open(DropOptions());
   AddUrls(Urls("a.test", 30));
   AddUrls(Urls("b.test", 4));
@@ -110,7 +111,7 @@ TEST_F(CrawlDropTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
   EXPECT_EQ(leased, UrlSet(want));
 }
 
-TEST_F(CrawlDropTest, DropsUncommittedAddsOfTheSameGroupCommit) {
+TEST_F(CrawlHostQueueTest, DropsUncommittedAddsOfTheSameGroupCommit) {
   Open(DropOptions());
   std::vector<AddRequest> reqs;
   for (const auto& u : Urls("a.test", 10)) reqs.push_back(AddRequest{u, 0, 0, "", 0});
@@ -125,7 +126,52 @@ TEST_F(CrawlDropTest, DropsUncommittedAddsOfTheSameGroupCommit) {
   EXPECT_TRUE(core_->Finished("default"));
 }
 
-TEST_F(CrawlDropTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {
+TEST_F(CrawlHostQueueTest, PeekShowsLeaseOrderStatesAndDueTimes) {
+  Open(DropOptions());
+  std::vector<AddRequest> reqs = {
+      {"http://a.test/plain", 0, 0, "http://seed.test/", 0},
+      {"http://a.test/deep", 3, 0, "", 0},
+      {"http://a.test/urgent", 1, 7, "", 0},
+      {"http://a.test/later", 0, 0, "", 0},
+  };
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("default", reqs, &out).ok());
+  auto urgent = LeaseN(1);  // priority 7 goes first
+  ASSERT_EQ(urgent.size(), 1u);
+  ASSERT_EQ(urgent[0].url, "http://a.test/urgent");
+  auto plain = LeaseN(1);
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(plain[0].url, "http://a.test/plain");
+  DoneReport retry;
+  retry.outcome = DoneOutcome::kRetry;
+  retry.retry_delay_ms = 60'000;
+  const int64_t retried_at = clock_.NowMs();
+  ASSERT_TRUE(Done(plain[0], retry));
+
+  std::vector<QueuedUrl> q;
+  ASSERT_TRUE(core_->PeekHost("", "a.test", 100, &q).ok());
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_EQ(q[0].url, "http://a.test/urgent");
+  EXPECT_EQ(q[0].state, QueuedUrl::State::kLeased);
+  EXPECT_EQ(q[0].priority, 7);
+  EXPECT_EQ(q[1].url, "http://a.test/later") << "depth 0 before depth 3";
+  EXPECT_EQ(q[1].state, QueuedUrl::State::kReady);
+  EXPECT_EQ(q[2].url, "http://a.test/deep");
+  EXPECT_EQ(q[2].depth, 3u);
+  EXPECT_EQ(q[3].url, "http://a.test/plain");
+  EXPECT_EQ(q[3].state, QueuedUrl::State::kScheduled);
+  EXPECT_EQ(q[3].attempt, 2u);
+  EXPECT_EQ(q[3].parent, "http://seed.test/");
+  EXPECT_GE(q[3].due_ms, retried_at + 60'000);
+
+  ASSERT_TRUE(core_->PeekHost("", "a.test", 2, &q).ok());
+  EXPECT_EQ(q.size(), 2u);
+  ASSERT_TRUE(core_->PeekHost("", "b.test", 100, &q).ok());
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(core_->ListHosts("", 0).size(), 1u) << "peeking creates no host";
+}
+
+TEST_F(CrawlHostQueueTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {
   Open(DropOptions());
   AddUrls(Urls("a.test", 3));
   EXPECT_EQ(Drop("nowhere.test"), 0u);

@@ -1,4 +1,5 @@
-// CrawlCore::DropHost: deleting a host's queue (FRONTIER.DROP).
+// Operator access to one host's queue: FRONTIER.QUEUE (PeekHost) and
+// FRONTIER.DROP (DropHost).
 
 #include <spdlog/spdlog.h>
 
@@ -50,6 +51,49 @@ Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64
                n, h->host_key, h->crawl->id, keep.size());
   *dropped = n;
   return Status::Ok();
+}
+
+const char* QueuedStateName(QueuedUrl::State s) {
+  switch (s) {
+    case QueuedUrl::State::kReady: return "ready";
+    case QueuedUrl::State::kLeased: return "leased";
+    case QueuedUrl::State::kScheduled: return "scheduled";
+  }
+  return "?";
+}
+
+// Key order is the answer's order: a host's ready entries (prefix 00,
+// leased ones included) sort before its scheduled ones (prefix 01, by due).
+Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t max,
+                           std::vector<QueuedUrl>* out) {
+  out->clear();
+  std::lock_guard lock(mu_);
+  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  auto found = FindHostByName(crawl, host);
+  if (!found.ok()) return found.status();
+  HostState* h = *found;
+  if (h == nullptr || max == 0) return Status::Ok();
+  if (h->touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  std::string begin = h->prefix + '\0', end = h->prefix + '\2';
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
+  for (it->Seek(begin); it->Valid() && out->size() < max; it->Next()) {
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
+    QueuedUrl q{std::move(item.url), std::move(item.parent), QueuedUrl::State::kReady,
+                item.depth, item.attempt, item.priority, 0};
+    std::string_view key = it->key().ToStringView();
+    if (key[h->prefix.size()] == '\1') {
+      q.state = QueuedUrl::State::kScheduled;
+      q.due_ms = item.due_ms;
+    } else if (h->leased_keys.count(std::string(key)) != 0) {
+      q.state = QueuedUrl::State::kLeased;
+    }
+    out->push_back(std::move(q));
+  }
+  return FromRocks(it->status());
 }
 
 }  // namespace crawlfront
