@@ -132,7 +132,7 @@ bool RespSession::ProcessBuffered() {
 Result<bool> RespSession::TakeNext() {
   if (!peeked_) {
     Result<bool> got = parser_.NextCommand(&args_);
-    if (got.ok() && *got) command_ = server_.Lookup(args_[0]);
+    if (got.ok() && *got) command_ = LookupCommand(args_[0]);
     return got;
   }
   peeked_ = false;
@@ -155,8 +155,18 @@ void RespSession::PeekNext() {
   }
   if (!*got) return;
   peeked_ = true;
-  next_command_ = server_.Lookup(next_args_[0]);
+  next_command_ = LookupCommand(next_args_[0]);
   if (state_.authenticated) server_.Prefetch(next_command_, next_args_);
+}
+
+// A pipeline repeats one command: the last name, as the client spelled it,
+// answers without upper-casing and hashing it again.
+const RespServer::CommandEntry* RespSession::LookupCommand(const std::string& name) {
+  if (name != last_name_) {
+    last_name_ = name;
+    last_command_ = server_.Lookup(name);
+  }
+  return last_command_;
 }
 
 asio::awaitable<bool> RespSession::Flush() {

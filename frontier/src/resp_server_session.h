@@ -35,6 +35,7 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   Result<bool> TakeNext();
   // Parses the request after the current one and runs its prefetch hook.
   void PeekNext();
+  const RespServer::CommandEntry* LookupCommand(const std::string& name);
   void ExecuteOne();
   boost::asio::awaitable<bool> Flush();
   boost::asio::awaitable<bool> ReadSome();
@@ -55,6 +56,8 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   const RespServer::CommandEntry* command_ = nullptr;  // args_'s, looked up once
   // The request parsed ahead by PeekNext (or the parse error met there).
   std::vector<std::string> next_args_;
+  std::string last_name_;  // LookupCommand's memo
+  const RespServer::CommandEntry* last_command_ = nullptr;
   const RespServer::CommandEntry* next_command_ = nullptr;
   bool peeked_ = false;
   Status peek_error_;
