@@ -160,8 +160,11 @@ void RespSession::PeekNext() {
 }
 
 // A pipeline repeats one command: the last name, as the client spelled it,
-// answers without upper-casing and hashing it again.
+// answers without upper-casing and hashing it again. Only names that could
+// be commands are kept (a bulk string may be 64 MiB).
 const RespServer::CommandEntry* RespSession::LookupCommand(const std::string& name) {
+  constexpr size_t kMaxMemoName = 64;
+  if (name.size() > kMaxMemoName) return server_.Lookup(name);
   if (name != last_name_) {
     last_name_ = name;
     last_command_ = server_.Lookup(name);
