@@ -84,6 +84,12 @@ TEST_F(CrawlHostQueueTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
   auto again = AddUrls({"http://a.test/7"});
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].kind, AddResult::Kind::kSeen) << "dropped URLs stay seen";
+  // What docs/operations.md tells operators to do next: budget 1.
+  ASSERT_TRUE(core_->SetHostBudget("", "a.test", 1).ok());
+  auto fresh = AddUrls({"http://a.test/new"});
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh[0].kind, AddResult::Kind::kRejected);
+  EXPECT_EQ(fresh[0].reason, "host budget exhausted");
 }
 
 TEST_F(CrawlHostQueueTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
