@@ -8,7 +8,8 @@
 #   3. lease + done until the queue is empty, 8 simulated workers
 #      (FRONTIER.LEASE 100 + pipelined FRONTIER.DONE vs ZPOPMIN 100 + HSET
 #      inflight + pipelined HDEL).
-# Prints URLs/s, server CPU per URL, resident memory per queued URL after
+# Prints URLs/s, server CPU per URL (with Redis's AOF rewrite children, waited
+# for after each step), resident memory per queued URL after
 # step 1 (VmRSS growth of the server process), ratios crawlfront/redis, and
 # the ceiling those ratios have while client and server share the cores.
 #   tests/bench/run_frontier_vs_redis.sh [URLS [HOSTS]]   (default 1000000 10000)
@@ -40,7 +41,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpu_seconds() { awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / t }' "/proc/$1/stat"; }
+# utime + stime + the reaped children's: Redis rewrites its AOF in a forked
+# child, part of what its durability costs.
+cpu_seconds() {
+  awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13 + $14 + $15) / t }' "/proc/$1/stat"
+}
+# Waits (at most 120 s) until the server on port $1 runs no AOF rewrite, so
+# that the child's CPU is counted in the step that caused it and does not
+# overlap the next one. crawlfront has none (its flushes are threads).
+wait_rewrite() {
+  for _ in $(seq 1200); do
+    redis-cli -p "$1" INFO persistence 2>/dev/null | tr -d '\r' |
+      grep -Eq '^aof_rewrite_(in_progress|scheduled):1' || return 0
+    sleep 0.1
+  done
+}
 rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
 
@@ -72,6 +87,7 @@ load() {
   local c0; c0=$(cpu_seconds "$server_pid")
   local line
   line=$(timeout "$RUN_TIMEOUT" "$LOAD" --target "$target" --port "$server_port" "$@")
+  wait_rewrite "$server_port"
   local cpu_us; cpu_us=$(awk -v a="$(cpu_seconds "$server_pid")" -v b="$c0" -v n="$(field "$line" urls)" \
     'BEGIN { printf "%.2f", (n > 0 ? 1e6 * (a - b) / n : 0) }')
   echo "$line server_cpu_us_per_url=$cpu_us"
