@@ -34,16 +34,8 @@ rate() {  # port, pipeline, command...: prints requests/s (RATE_N requests, defa
   redis-benchmark -h 127.0.0.1 -p "$port" -c 50 -n "${RATE_N:-$N}" -P "$p" -r 100000000 -q "$@" 2>/dev/null |
     tr '\r' '\n' | sed -n 's/.*: \([0-9.]*\) requests per second.*/\1/p' | tail -1
 }
-# Redis rewrites its AOF in a forked child after the sets grow; waits (at
-# most 120 s) until none runs, so that a child started by a Redis row does
-# not take CPU from the crawlfront run after it.
-wait_rewrite() {
-  for _ in $(seq 1200); do
-    redis-cli -p "$rport" INFO persistence 2>/dev/null | tr -d '\r' |
-      grep -Eq '^aof_rewrite_(in_progress|scheduled):1' || return 0
-    sleep 0.1
-  done
-}
+# A rewrite child started by a Redis row must not run into the next run.
+source tests/bench/redis_wait.sh
 median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
 # compare LABEL SCALE REQUESTS PIPELINE crawlfront-args... "|" redis-args...
 # Prints the medians over ROUNDS alternating runs (times SCALE) and their ratio.
@@ -54,9 +46,9 @@ compare() {
     if [ "$x" = "|" ]; then side=b; elif [ $side = a ]; then a_args+=("$x"); else b_args+=("$x"); fi
   done
   for _ in $(seq "$ROUNDS"); do
-    wait_rewrite
+    wait_rewrite "$rport"
     as+=("$(RATE_N=$n rate "$fport" "$p" "${a_args[@]}")")
-    wait_rewrite
+    wait_rewrite "$rport"
     bs+=("$(RATE_N=$n rate "$rport" "$p" "${b_args[@]}")")
   done
   local a b

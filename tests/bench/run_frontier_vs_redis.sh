@@ -46,16 +46,9 @@ trap cleanup EXIT
 cpu_seconds() {
   awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13 + $14 + $15) / t }' "/proc/$1/stat"
 }
-# Waits (at most 120 s) until the server on port $1 runs no AOF rewrite, so
-# that the child's CPU is counted in the step that caused it and does not
-# overlap the next one. crawlfront has none (its flushes are threads).
-wait_rewrite() {
-  for _ in $(seq 1200); do
-    redis-cli -p "$1" INFO persistence 2>/dev/null | tr -d '\r' |
-      grep -Eq '^aof_rewrite_(in_progress|scheduled):1' || return 0
-    sleep 0.1
-  done
-}
+# After each step: the rewrite child's CPU is counted in the step that
+# caused it and does not overlap the next one.
+source tests/bench/redis_wait.sh
 rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
 
