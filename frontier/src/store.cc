@@ -64,8 +64,15 @@ rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
   rocksdb::ColumnFamilyOptions cf;
   cf.memtable_insert_with_hint_prefix_extractor = InsertHint(which);
   cf.write_buffer_size = o.write_buffer_bytes;
-  cf.compression = rocksdb::kLZ4Compression;
-  cf.bottommost_compression = rocksdb::kZSTD;
+  if (which == Cf::kSeen || which == Cf::kSeenLog) {
+    // Random 128-bit fingerprints do not compress: LZ4 and ZSTD spent flush
+    // and compaction CPU only for RocksDB to store the raw block anyway.
+    cf.compression = rocksdb::kNoCompression;
+    cf.bottommost_compression = rocksdb::kNoCompression;
+  } else {
+    cf.compression = rocksdb::kLZ4Compression;
+    cf.bottommost_compression = rocksdb::kZSTD;
+  }
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = std::move(cache);
   // Whole-key Bloom in every SST: a fingerprint absent from a file costs no
