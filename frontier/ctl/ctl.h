@@ -72,6 +72,9 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args);
 // ctl_queue.cc: one host's queue (crawlctl queue HOST, crawlctl host HOST drop).
 int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunHostDrop(const GlobalOptions& g, const std::string& host);
+// ctl_crawls.cc: crawlctl crawls, crawlctl crawl ID drop.
+int RunCrawls(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args);
 int RunRun(const GlobalOptions& g, const std::vector<std::string>& args);

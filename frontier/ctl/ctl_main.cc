@@ -21,6 +21,8 @@ constexpr const char* kUsage =
     "  hosts [--top N]            hosts with the largest queues\n"
     "  host HOST delay MS|block UNIX_MS|budget N|drop   per-host controls\n"
     "  queue HOST [--count N]     the first URLs of a host's queue, in lease order\n"
+    "  crawls                     every crawl with its state and counters\n"
+    "  crawl ID drop              delete every queued URL of a crawl\n"
     "  pause | resume             stop or restart handing out URLs\n"
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"
@@ -96,6 +98,8 @@ int main(int argc, char** argv) {
   if (cmd == "hosts") return RunHosts(g, rest);
   if (cmd == "host") return RunHost(g, rest);
   if (cmd == "queue") return RunQueue(g, rest);
+  if (cmd == "crawls") return RunCrawls(g, rest);
+  if (cmd == "crawl") return RunCrawl(g, rest);
   if (cmd == "run") return RunRun(g, rest);
   if (cmd == "pause" || cmd == "resume" || cmd == "snapshot" || cmd == "checkpoint" ||
       cmd == "seen") {

@@ -1,5 +1,7 @@
-// Operator access to one host's queue: FRONTIER.QUEUE (PeekHost) and
-// FRONTIER.DROP (DropHost).
+// Operator access to queues: FRONTIER.QUEUE (PeekHost), FRONTIER.DROP
+// (DropHost) and FRONTIER.DROPCRAWL (DropCrawl).
+
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -7,10 +9,42 @@
 
 namespace crawlfront {
 
+// The entries of the host's page leases in flight, read back so that a
+// drop can write them again after its range deletion (a later write in a
+// batch wins over it): their DONE, expiry or a restart finds them as before.
+// The host's pending writes must be flushed.
+Status CrawlCore::KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep) {
+  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
+  for (const std::string& key : h.leased_keys) {
+    std::string value;
+    rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), cf, key, &value);
+    if (s.IsNotFound()) continue;
+    CRAWLFRONT_RETURN_IF_ERROR(FromRocks(s));
+    keep->emplace_back(key, std::move(value));
+  }
+  return Status::Ok();
+}
+
+// RAM side of a drop whose range deletion is in pending_: the host's queued
+// and scheduled URLs end as done and dropped. Returns how many.
+uint64_t CrawlCore::ForgetQueue(HostState& h) {
+  const uint64_t n = h.rec.queued + h.rec.scheduled;
+  h.rec.queued = 0;
+  h.rec.scheduled = 0;
+  h.rec.done += n;
+  h.heads.clear();
+  h.queue_floor.clear();
+  h.sched_min_due = kNever;
+  h.crawl->stats.urls_done += n;
+  h.crawl->stats.urls_dropped += n;
+  h.crawl->dirty = true;
+  MarkDirty(h);
+  TouchQueue(h);
+  return n;
+}
+
 // One RocksDB write whatever the queue's length: a range deletion over the
-// host's ready and scheduled entries, then the entries of its page leases
-// in flight written back, so that their DONE, expiry or a restart finds
-// them as before (a later write in a batch wins over the range deletion).
+// host's ready and scheduled entries, its leased entries written back.
 Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped) {
   *dropped = 0;
   std::lock_guard lock(mu_);
@@ -19,36 +53,62 @@ Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64
   if (!found.ok()) return found.status();
   HostState* h = *found;
   if (h == nullptr || h->rec.queued + h->rec.scheduled == 0) return Status::Ok();
-  // The leased entries are read back from RocksDB: pending writes first.
   if (h->touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  std::vector<KeyValue> keep;
+  CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(*h, &keep));
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
-  std::vector<std::pair<std::string, std::string>> keep;
-  for (const std::string& key : h->leased_keys) {
-    std::string value;
-    rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), cf, key, &value);
-    if (s.IsNotFound()) continue;
-    CRAWLFRONT_RETURN_IF_ERROR(FromRocks(s));
-    keep.emplace_back(key, std::move(value));
-  }
-  rocksdb::WriteBatch& batch = pending_;
-  batch.DeleteRange(cf, h->prefix + '\0', h->prefix + '\2');
-  for (const auto& [key, value] : keep) batch.Put(cf, key, value);
-  const uint64_t n = h->rec.queued + h->rec.scheduled;
-  h->rec.queued = 0;
-  h->rec.scheduled = 0;
-  h->rec.done += n;
-  h->heads.clear();
-  h->queue_floor.clear();
-  h->sched_min_due = kNever;
-  h->crawl->stats.urls_done += n;
-  h->crawl->stats.urls_dropped += n;
-  h->crawl->dirty = true;
-  MarkDirty(*h);
-  TouchQueue(*h);
+  pending_.DeleteRange(cf, h->prefix + '\0', h->prefix + '\2');
+  for (const auto& [key, value] : keep) pending_.Put(cf, key, value);
+  const uint64_t n = ForgetQueue(*h);
   CRAWLFRONT_RETURN_IF_ERROR(Flush());
   Reschedule(*h, clock_->NowMs());
   spdlog::info("crawl core: dropped {} queued URLs of host {} in crawl {} ({} in flight kept)",
                n, h->host_key, h->crawl->id, keep.size());
+  *dropped = n;
+  return Status::Ok();
+}
+
+// All hosts at once: one range deletion per seen-set partition the crawl
+// has hosts in (a crawl's queue keys are contiguous within a partition),
+// however many hosts, so reads of the queue do not wade through 10^5 range
+// tombstones afterwards.
+Status CrawlCore::DropCrawl(std::string_view crawl, uint64_t* dropped) {
+  *dropped = 0;
+  std::lock_guard lock(mu_);
+  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  if (crawl.empty()) crawl = kDefaultCrawl;
+  if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
+  auto it = crawls_.find(crawl);
+  if (it == crawls_.end()) return Status::Ok();
+  CrawlState& c = *it->second;
+  CRAWLFRONT_RETURN_IF_ERROR(Flush());  // the leased entries are read back
+  std::vector<KeyValue> keep;
+  std::set<uint16_t> partitions;
+  for (uint32_t id : c.hosts) {
+    const HostState& h = *hosts_[id];
+    partitions.insert(h.partition);
+    CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(h, &keep));
+  }
+  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
+  for (uint16_t p : partitions) {
+    std::string begin = HostPrefix(p, c.id, "");
+    begin.resize(begin.size() - 2);  // without the empty host's length
+    pending_.DeleteRange(cf, begin, PrefixSuccessor(begin));
+  }
+  for (const auto& [key, value] : keep) pending_.Put(cf, key, value);
+  uint64_t n = 0;
+  std::vector<HostState*> changed;
+  for (uint32_t id : c.hosts) {
+    HostState& h = *hosts_[id];
+    if (h.rec.queued + h.rec.scheduled == 0) continue;
+    n += ForgetQueue(h);
+    changed.push_back(&h);
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  const int64_t now = clock_->NowMs();
+  for (HostState* h : changed) Reschedule(*h, now);
+  spdlog::info("crawl core: dropped {} queued URLs of {} hosts in crawl {} ({} in flight kept)",
+               n, changed.size(), c.id, keep.size());
   *dropped = n;
   return Status::Ok();
 }

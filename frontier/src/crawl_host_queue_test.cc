@@ -1,6 +1,7 @@
 // PeekHost (FRONTIER.QUEUE) shows a host's queue in lease order; DropHost
 // (FRONTIER.DROP) deletes its ready and scheduled URLs, keeps its leases in
-// flight, and counters follow, across restarts too.
+// flight, and counters follow, across restarts too. DropCrawl
+// (FRONTIER.DROPCRAWL) does the same for every host of one crawl only.
 
 #include <set>
 #include <string>
@@ -33,11 +34,12 @@ std::set<std::string> UrlSet(std::vector<std::string> urls) {
 
 class CrawlHostQueueTest : public CrawlFixture {
  protected:
-  // Leases everything ready and returns the URLs (leases stay open).
-  std::set<std::string> LeaseAll() {
+  // Leases everything ready (of one crawl, or all) and returns the URLs
+  // (leases stay open).
+  std::set<std::string> LeaseAll(std::string_view crawl = "") {
     std::set<std::string> got;
     for (int round = 0; round < 100; ++round) {
-      auto leased = LeaseN(50);
+      auto leased = LeaseN(50, "w1", crawl);
       if (leased.empty()) break;
       for (const auto& l : leased) got.insert(l.url);
     }
@@ -188,6 +190,99 @@ TEST_F(CrawlHostQueueTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {
   EXPECT_EQ(core_->DropHost("", "a b", &n).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(core_->DropHost("bad crawl!", "a.test", &n).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(core_->Stats("").urls_queued, 3u);
+}
+
+// Crawl ids that share a prefix ("a", "aa") and hosts that share names
+// across crawls: the drop's per-partition ranges must cover exactly one
+// crawl's queue keys.
+TEST_F(CrawlHostQueueTest, DropCrawlDeletesOneCrawlsQueuesAcrossPartitions) {
+  Open(DropOptions());
+  std::vector<std::string> a_urls, aa_urls;
+  for (int h = 0; h < 40; ++h) {  // 40 hosts over the fixture's 16 partitions
+    for (const auto& u : Urls("h" + std::to_string(h) + ".test", 3)) {
+      a_urls.push_back(u);
+      aa_urls.push_back(u + "?aa");
+    }
+  }
+  AddUrls(a_urls, "a");
+  AddUrls(aa_urls, "aa");
+  AddUrls(Urls("h0.test", 2));  // the default crawl
+  auto open = LeaseN(1, "w1", "a");
+  ASSERT_EQ(open.size(), 1u);
+  DoneReport retry;
+  retry.outcome = DoneOutcome::kRetry;
+  retry.retry_delay_ms = 60'000;
+  auto retried = LeaseN(1, "w1", "a");
+  ASSERT_EQ(retried.size(), 1u);
+  ASSERT_TRUE(Done(retried[0], retry));  // a scheduled entry of crawl a
+  const CrawlStats aa_before = core_->Stats("aa");
+
+  uint64_t n = 0;
+  ASSERT_TRUE(core_->DropCrawl("a", &n).ok());
+  EXPECT_EQ(n, 119u) << "120 URLs, one in flight";
+  CrawlStats a = core_->Stats("a");
+  EXPECT_EQ(a.urls_queued, 0u);
+  EXPECT_EQ(a.urls_inflight, 1u);
+  EXPECT_EQ(a.urls_dropped, 119u);
+  EXPECT_EQ(a.urls_seen, 120u);
+  CrawlStats aa = core_->Stats("aa");
+  EXPECT_EQ(aa.urls_queued, aa_before.urls_queued);
+  EXPECT_EQ(aa.urls_dropped, 0u);
+  ASSERT_TRUE(core_->DropCrawl("nope", &n).ok());
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(core_->Crawls().size(), 3u) << "an unknown crawl is not created";
+  EXPECT_EQ(core_->DropCrawl("bad id!", &n).code(), Status::Code::kInvalidArgument);
+
+  EXPECT_TRUE(Done(open[0], Fetched())) << "the lease in flight ends normally";
+  clock_.Advance(120'000);  // past the dropped retry's due time
+  EXPECT_TRUE(LeaseAll("a").empty());
+  EXPECT_TRUE(core_->Finished("a"));
+  auto again = AddUrls({a_urls[5]}, "a");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].kind, AddResult::Kind::kSeen) << "dropped URLs stay seen";
+
+  ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kQueue)).ok());
+  Reopen();
+  EXPECT_EQ(core_->Stats("a").urls_queued, 0u);
+  EXPECT_EQ(core_->Stats("a").urls_dropped, 119u);
+  EXPECT_TRUE(LeaseAll("a").empty());
+  EXPECT_EQ(LeaseAll("aa"), UrlSet(aa_urls)) << "the other crawl keeps every URL";
+  EXPECT_EQ(LeaseAll(), UrlSet(Urls("h0.test", 2)));
+}
+
+TEST_F(CrawlHostQueueTest, DropCrawlKeepsTheLeaseInFlightAcrossARestart) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 10), "c");
+  AddUrls(Urls("b.test", 10), "c");
+  auto open = LeaseN(1, "w1", "c");
+  ASSERT_EQ(open.size(), 1u);
+  uint64_t n = 0;
+  ASSERT_TRUE(core_->DropCrawl("c", &n).ok());
+  EXPECT_EQ(n, 19u);
+  ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kQueue)).ok());
+  Reopen();  // the lease was open: its entry comes back, nothing else
+  EXPECT_EQ(LeaseAll("c"), UrlSet({open[0].url}));
+}
+
+TEST_F(CrawlHostQueueTest, ListCrawlsShowsEachCrawlsStateAndCounters) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 3), "x");
+  AddUrls(Urls("a.test", 2), "y");
+  ASSERT_TRUE(core_->Pause("y").ok());
+  auto l = LeaseN(1, "w1", "x");
+  ASSERT_EQ(l.size(), 1u);
+  auto crawls = core_->ListCrawls();
+  ASSERT_EQ(crawls.size(), 2u);
+  EXPECT_EQ(crawls[0].id, "x");
+  EXPECT_FALSE(crawls[0].paused);
+  EXPECT_EQ(crawls[0].stats.urls_queued, 2u);
+  EXPECT_EQ(crawls[0].stats.urls_inflight, 1u);
+  EXPECT_EQ(crawls[1].id, "y");
+  EXPECT_TRUE(crawls[1].paused);
+  EXPECT_EQ(crawls[1].stats.urls_seen, 2u);
+  EXPECT_FALSE(crawls[1].finished);
+  ASSERT_TRUE(core_->Pause("").ok());
+  EXPECT_TRUE(core_->ListCrawls()[0].paused) << "a pause of every crawl counts";
 }
 
 }  // namespace

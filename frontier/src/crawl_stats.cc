@@ -83,6 +83,21 @@ std::vector<std::string> CrawlCore::Crawls() {
   return ids;
 }
 
+std::vector<CrawlInfo> CrawlCore::ListCrawls() {
+  std::lock_guard lock(mu_);
+  const int64_t now = clock_->NowMs();
+  std::vector<CrawlInfo> out;
+  for (auto& [id, c] : crawls_) {
+    CrawlInfo& info = out.emplace_back();
+    info.id = id;
+    info.paused = Paused(*c);
+    info.finished = FinishedLocked(*c);
+    AddPersisted(c->stats, &info.stats);
+    FillDerived(*c, now, &info.stats);
+  }
+  return out;
+}
+
 bool CrawlCore::FinishedLocked(const CrawlState& c) {
   if (c.stats.urls_seen == 0) return false;
   for (uint32_t id : c.hosts) {

@@ -401,6 +401,30 @@ void StatsCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Integer(node.crawl().Finished(crawl.empty() ? kDefaultCrawl : crawl) ? 1 : 0);
 }
 
+// FRONTIER.DROPCRAWL id: the crawl is named, never defaulted.
+void DropCrawlCmd(CallContext& ctx, FrontierNode& node) {
+  uint64_t dropped = 0;
+  Status s = node.crawl().DropCrawl(ctx.args()[1], &dropped);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().Integer(static_cast<int64_t>(dropped));
+}
+
+void CrawlsCmd(CallContext& ctx, FrontierNode& node) {
+  auto crawls = node.crawl().ListCrawls();
+  ctx.reply().ArrayHeader(crawls.size());
+  for (const CrawlInfo& c : crawls) {
+    const CrawlStats& s = c.stats;
+    ctx.reply().ArrayHeader(10);
+    ctx.reply().Bulk(c.id);
+    ctx.reply().Integer(c.paused ? 1 : 0);
+    ctx.reply().Integer(c.finished ? 1 : 0);
+    for (uint64_t v : {s.urls_seen, s.urls_queued, s.urls_inflight, s.urls_done, s.urls_failed,
+                       s.urls_dropped, s.hosts}) {
+      ctx.reply().Integer(static_cast<int64_t>(v));
+    }
+  }
+}
+
 void HostsCmd(CallContext& ctx, FrontierNode& node) {
   Options o;
   std::string err;
@@ -459,6 +483,12 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin,
                                         "Delete a host's queued URLs (leases in flight stay)",
                                         [n](CallContext& c) { DropCmd(c, *n); }));
+  server.Register("FRONTIER.DROPCRAWL",
+                  Spec(2, kCmdWrite | kCmdAdmin,
+                       "Delete every queued URL of a crawl (leases in flight stay)",
+                       [n](CallContext& c) { DropCrawlCmd(c, *n); }));
+  server.Register("FRONTIER.CRAWLS", Spec(1, kCmdReadonly, "Every crawl with its counters",
+                                          [n](CallContext& c) { CrawlsCmd(c, *n); }));
   server.Register("FRONTIER.PAUSE", Spec(-1, kCmdWrite | kCmdAdmin, "Pause leasing",
                                          [n](CallContext& c) { PauseCmd(c, *n, true); }));
   server.Register("FRONTIER.RESUME", Spec(-1, kCmdWrite | kCmdAdmin, "Resume leasing",

@@ -110,9 +110,9 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
     s.top_hosts.push_back({h.host, h.queued, h.inflight, h.done, h.delay_ms, h.ready_in_ms,
                            h.blocked_until_ms, h.robots_state});
   }
-  for (const std::string& id : crawl_->Crawls()) {
-    CrawlStats cs = crawl_->Stats(id);
-    s.crawls.push_back({id, false, cs.urls_seen, cs.urls_queued,
+  for (const CrawlInfo& c : crawl_->ListCrawls()) {
+    const CrawlStats& cs = c.stats;
+    s.crawls.push_back({c.id, c.paused, cs.urls_seen, cs.urls_queued,
                         cs.fetched_2xx + cs.fetched_3xx + cs.fetched_4xx + cs.fetched_5xx,
                         cs.urls_failed});
   }

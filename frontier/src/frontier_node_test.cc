@@ -119,6 +119,26 @@ TEST_F(FrontierNodeTest, ClientWaitsForASlowAdminReplyOnlyWithALongerTimeout) {
   EXPECT_EQ(pong->str, "PONG");
 }
 
+// The status page's crawl rows (and crawlfront_crawl_paused) said
+// "running" for a paused crawl until ListCrawls carried the state.
+TEST_F(FrontierNodeTest, StatusSnapshotShowsWhichCrawlsArePaused) {
+  auto c = Connect();
+  ASSERT_TRUE(c);
+  for (const char* crawl : {"on", "off"}) {
+    auto r = c->Command({"FRONTIER.ADDX", "CRAWL", crawl, "URLS", "http://a.test/"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  auto paused = c->Command({"FRONTIER.PAUSE", "CRAWL", "off"});
+  ASSERT_TRUE(paused.ok() && paused->str == "OK");
+  StatusSnapshot s = node_->BuildSnapshot();
+  ASSERT_EQ(s.crawls.size(), 2u);
+  EXPECT_EQ(s.crawls[0].id, "off");
+  EXPECT_TRUE(s.crawls[0].paused);
+  EXPECT_EQ(s.crawls[1].id, "on");
+  EXPECT_FALSE(s.crawls[1].paused);
+  EXPECT_EQ(s.crawls[1].urls_queued, 1u);
+}
+
 TEST_F(FrontierNodeTest, CheckpointWritesAnOpenableCopyAndRefusesAnExistingDir) {
   auto c = Connect();
   ASSERT_TRUE(c);

@@ -307,6 +307,46 @@ TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
   EXPECT_EQ(integ::InfoField(*c, "finished"), 1);
 }
 
+TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  std::vector<std::string> add = {"FRONTIER.ADDX", "CRAWL", "big", "URLS"};
+  for (int h = 0; h < 30; ++h) add.push_back("http://h" + std::to_string(h) + ".test/");
+  ASSERT_EQ(integ::Call(*c, add).elements.size(), 30u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "CRAWL", "small", "URLS", "http://h1.test/",
+                             "http://h2.test/"})
+                .elements.size(),
+            2u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.PAUSE", "CRAWL", "small"}).str, "OK");
+
+  auto list = Ctl({"crawls"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  std::vector<std::string> lines = integ::Lines(list.out);
+  ASSERT_EQ(lines.size(), 3u) << list.out;  // header, big, small
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(^big +running +30 +30 +0 +0 +0 +0 +30$)")))
+      << lines[1];
+  EXPECT_TRUE(std::regex_search(lines[2], std::regex(R"(^small +paused +2 +2 )"))) << lines[2];
+
+  auto drop = Ctl({"crawl", "big", "drop"});
+  EXPECT_EQ(drop.exit_code, 0) << drop.err;
+  EXPECT_EQ(drop.out, "dropped 30 queued URLs of crawl big\n");
+  auto json = Ctl({"--json", "crawls"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const boost::json::array rows = boost::json::parse(json.out).as_array();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("crawl").as_string(), "big");
+  EXPECT_EQ(rows[0].at("state").as_string(), "finished");
+  EXPECT_EQ(rows[0].at("urls_queued").to_number<int64_t>(), 0);
+  EXPECT_EQ(rows[0].at("urls_dropped").to_number<int64_t>(), 30);
+  EXPECT_EQ(rows[1].at("urls_queued").to_number<int64_t>(), 2) << "the other crawl keeps its URLs";
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DROPCRAWL", "nosuch"}).integer, 0);
+  RespValue bad = integ::Call(*c, {"FRONTIER.DROPCRAWL", "a b"});
+  EXPECT_EQ(bad.type, RespType::kError);
+  EXPECT_NE(bad.str.find("bad crawl id"), std::string::npos) << bad.str;
+  EXPECT_EQ(Ctl({"crawl", "big"}).exit_code, 2);
+  EXPECT_EQ(Ctl({"crawls", "extra"}).exit_code, 2);
+}
+
 TEST_F(CrawlctlTest, ExitCodes) {
   struct Case {
     std::vector<std::string> args;

@@ -121,6 +121,14 @@ struct QueuedUrl {
 };
 const char* QueuedStateName(QueuedUrl::State s);
 
+// One crawl as FRONTIER.CRAWLS lists it.
+struct CrawlInfo {
+  std::string id;
+  bool paused = false;    // by its own pause or a pause of every crawl
+  bool finished = false;  // as Finished()
+  CrawlStats stats;
+};
+
 struct HostInfo {
   std::string host;  // host key
   std::string crawl;
@@ -216,6 +224,10 @@ class CrawlCore {
   // They stay seen and count in urls_done and urls_dropped. `dropped` gets
   // how many; an unknown host drops 0 and is not created.
   Status DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped);
+  // DropHost for every host of the crawl. Its controls, counters and seen
+  // URLs stay (URLFrontier's DeleteCrawl also forgets those). An unknown
+  // crawl drops 0 and is not created.
+  Status DropCrawl(std::string_view crawl, uint64_t* dropped);
   // The first `max` entries of the host's queue: ready ones in the order
   // leases take them (those leased out marked), then scheduled ones by due
   // time. Empty for a host the crawl does not have.
@@ -228,6 +240,8 @@ class CrawlCore {
   // Counters of one crawl, or of all crawls for an empty id.
   CrawlStats Stats(std::string_view crawl);
   std::vector<std::string> Crawls();
+  // Every crawl with its counters, by id.
+  std::vector<CrawlInfo> ListCrawls();
   // True when the crawl has seen URLs and nothing is queued or in flight.
   bool Finished(std::string_view crawl);
   // Hosts of a crawl (all crawls if empty) by queue size, largest first.
@@ -286,6 +300,11 @@ class CrawlCore {
   bool Paused(const CrawlState& c) const { return paused_all_ || c.paused; }
   void FillDerived(const CrawlState& c, int64_t now, CrawlStats* s);
   bool FinishedLocked(const CrawlState& c);
+
+  // crawl_host_queue.cc
+  using KeyValue = std::pair<std::string, std::string>;
+  Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
+  uint64_t ForgetQueue(HostState& h);
 
   // crawl_add.cc
   void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
