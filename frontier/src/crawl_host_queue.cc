@@ -86,9 +86,11 @@ Status CrawlCore::DropCrawl(std::string_view crawl, uint64_t* dropped) {
   std::set<uint16_t> partitions;
   for (uint32_t id : c.hosts) {
     const HostState& h = *hosts_[id];
+    if (h.rec.queued + h.rec.scheduled == 0 && h.leased_keys.empty()) continue;  // no keys
     partitions.insert(h.partition);
     CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(h, &keep));
   }
+  if (partitions.empty()) return Status::Ok();
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
   for (uint16_t p : partitions) {
     std::string begin = HostPrefix(p, c.id, "");
