@@ -36,6 +36,9 @@ Result<std::unique_ptr<RespClient>> Connect(const GlobalOptions& g, const std::s
 Result<std::vector<RespValue>> CommandAll(const GlobalOptions& g,
                                           const std::vector<std::string>& args,
                                           int reply_timeout_ms = 0);
+// Reply bound of commands that run on a frontier's admin thread (snapshot,
+// checkpoint, drop --match) unless --timeout was given.
+constexpr int kAdminTimeoutMs = 600'000;
 // Appends "CRAWL id" when a crawl was chosen.
 void AddCrawl(const GlobalOptions& g, std::vector<std::string>* args);
 // "name:value" lines of an INFO reply into pairs (skips "# Section" lines).
@@ -71,7 +74,8 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunHost(const GlobalOptions& g, const std::vector<std::string>& args);
 // ctl_queue.cc: one host's queue (crawlctl queue HOST, crawlctl host HOST drop).
 int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args);
-int RunHostDrop(const GlobalOptions& g, const std::string& host);
+// An empty `match` drops everything queued for the host.
+int RunHostDrop(const GlobalOptions& g, const std::string& host, const std::string& match);
 // ctl_crawls.cc: crawlctl crawls, crawlctl crawl ID drop.
 int RunCrawls(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args);

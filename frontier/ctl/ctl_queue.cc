@@ -80,10 +80,12 @@ int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int RunHostDrop(const GlobalOptions& g, const std::string& host) {
+int RunHostDrop(const GlobalOptions& g, const std::string& host, const std::string& match) {
   std::vector<std::string> cmd = {"FRONTIER.DROP", host};
+  if (!match.empty()) cmd.insert(cmd.end(), {"MATCH", match});
   AddCrawl(g, &cmd);
-  auto r = CommandAll(g, cmd);
+  // A matching drop reads the host's whole queue: allow it the admin bound.
+  auto r = CommandAll(g, cmd, !match.empty() && !g.timeout_given ? kAdminTimeoutMs : 0);
   if (!r.ok()) return Fail("host drop", r.status());
   int64_t dropped = 0;
   for (const RespValue& v : *r) dropped += v.integer;

@@ -207,7 +207,7 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
 namespace {
 
 constexpr const char* kHostUsage =
-    "crawlctl host HOST delay MS | block UNIX_MS | budget N | drop\n";
+    "crawlctl host HOST delay MS | block UNIX_MS | budget N | drop [--match REGEX]\n";
 
 }  // namespace
 
@@ -215,11 +215,17 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
     std::printf("%s"
                 "Sets a host's politeness delay, blocks it until a time, or caps its URLs;\n"
-                "drop deletes its queued URLs (leases in flight finish; the URLs stay seen).\n",
+                "drop deletes its queued URLs (leases in flight finish; the URLs stay seen),\n"
+                "with --match only those in which the ECMAScript REGEX finds a match.\n",
                 kHostUsage);
     return kExitOk;
   }
-  if (args.size() == 2 && (args[1] == "drop" || args[1] == "DROP")) return RunHostDrop(g, args[0]);
+  if (args.size() >= 2 && (args[1] == "drop" || args[1] == "DROP")) {
+    if (args.size() == 2) return RunHostDrop(g, args[0], "");
+    if (args.size() == 4 && args[2] == "--match") return RunHostDrop(g, args[0], args[3]);
+    std::fprintf(stderr, "usage: %s", kHostUsage);
+    return kExitUsage;
+  }
   if (args.size() != 3) {
     std::fprintf(stderr, "usage: %s", kHostUsage);
     return kExitUsage;
@@ -238,8 +244,6 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
   std::printf("OK\n");
   return kExitOk;
 }
-
-constexpr int kAdminTimeoutMs = 600'000;
 
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args) {

@@ -1,5 +1,5 @@
 // Operator access to queues: FRONTIER.QUEUE (PeekHost), FRONTIER.DROP
-// (DropHost) and FRONTIER.DROPCRAWL (DropCrawl).
+// (DropHost, DropHostMatching) and FRONTIER.DROPCRAWL (DropCrawl).
 
 #include <set>
 
@@ -65,6 +65,79 @@ Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64
   spdlog::info("crawl core: dropped {} queued URLs of host {} in crawl {} ({} in flight kept)",
                n, h->host_key, h->crawl->id, keep.size());
   *dropped = n;
+  return Status::Ok();
+}
+
+namespace {
+// Entries read per hold of the lock by DropHostMatching.
+constexpr size_t kDropScanChunk = 4096;
+}  // namespace
+
+Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host,
+                                   const std::regex& pattern, uint64_t* dropped) {
+  *dropped = 0;
+  std::string resume;  // the next key to read; empty: the queue's start
+  std::string host_key;
+  for (bool more = true; more;) {
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    auto found = FindHostByName(crawl, host);
+    if (!found.ok()) return found.status();
+    HostState* h = *found;
+    if (h == nullptr) return Status::Ok();
+    if (resume.empty()) resume = h->prefix + '\0';
+    host_key = h->host_key;
+    more = false;
+    CRAWLFRONT_RETURN_IF_ERROR(DropMatchingChunk(*h, pattern, &resume, &more, dropped));
+  }
+  spdlog::info("crawl core: dropped {} queued URLs of host {} in crawl {} that match a pattern",
+               *dropped, host_key, crawl.empty() ? kDefaultCrawl : crawl);
+  return Status::Ok();
+}
+
+// Up to kDropScanChunk entries from *resume: matching ones deleted, ready
+// or scheduled. The RAM heads are cleared (they may hold deleted entries)
+// and refilled from RocksDB by the next lease.
+Status CrawlCore::DropMatchingChunk(HostState& h, const std::regex& pattern, std::string* resume,
+                                    bool* more, uint64_t* dropped) {
+  if (h.touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
+  const std::string end = h.prefix + '\2';
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, cf));
+  uint64_t n = 0;
+  size_t read = 0;
+  for (it->Seek(*resume); it->Valid(); it->Next(), ++read) {
+    if (read == kDropScanChunk) {
+      *resume = it->key().ToString();
+      *more = true;
+      break;
+    }
+    std::string key = it->key().ToString();
+    if (h.leased_keys.count(key) != 0) continue;
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
+    if (!std::regex_search(item.url, pattern)) continue;
+    pending_.Delete(cf, key);
+    uint64_t& count = key[h.prefix.size()] == '\1' ? h.rec.scheduled : h.rec.queued;
+    if (count > 0) --count;
+    ++n;
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  if (n == 0) return Status::Ok();
+  if (h.rec.scheduled == 0) h.sched_min_due = kNever;
+  h.heads.clear();
+  h.rec.done += n;
+  h.crawl->stats.urls_done += n;
+  h.crawl->stats.urls_dropped += n;
+  h.crawl->dirty = true;
+  MarkDirty(h);
+  TouchQueue(h);
+  CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  Reschedule(h, clock_->NowMs());
+  *dropped += n;
   return Status::Ok();
 }
 

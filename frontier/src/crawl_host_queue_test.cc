@@ -3,6 +3,7 @@
 // flight, and counters follow, across restarts too. DropCrawl
 // (FRONTIER.DROPCRAWL) does the same for every host of one crawl only.
 
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -190,6 +191,83 @@ TEST_F(CrawlHostQueueTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {
   EXPECT_EQ(core_->DropHost("", "a b", &n).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(core_->DropHost("bad crawl!", "a.test", &n).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(core_->Stats("").urls_queued, 3u);
+}
+
+// 6000 entries: the scan runs in two chunks. Matching entries go whether in
+// the RAM heads, ready on disk or scheduled; a leased one stays.
+TEST_F(CrawlHostQueueTest, DropMatchingDeletesOnlyMatchingUrlsOfTheHost) {
+  CrawlOptions o = DropOptions();
+  o.head_buffer = 64;  // trap URLs wait in the RAM heads during the drop
+  Open(o);
+  std::vector<std::string> trap, good;
+  for (int i = 0; i < 3000; ++i) {
+    trap.push_back("http://a.test/cal/" + std::to_string(i));
+    good.push_back("http://a.test/page/" + std::to_string(i));
+  }
+  std::vector<std::string> mixed;
+  for (int i = 0; i < 3000; ++i) {
+    mixed.push_back(trap[i]);
+    mixed.push_back(good[i]);
+  }
+  AddUrls(mixed);
+  auto to_retry = LeaseN(1);  // cal/0, leased first: the heads are filled now
+  auto open = LeaseN(1);      // page/0, a good one in flight
+  auto leased_trap = LeaseN(1);  // cal/1, a trap entry in flight
+  ASSERT_EQ(to_retry.size() + open.size() + leased_trap.size(), 3u);
+  ASSERT_EQ(to_retry[0].url, trap[0]);
+  ASSERT_EQ(open[0].url, good[0]);
+  ASSERT_EQ(leased_trap[0].url, trap[1]);
+  DoneReport retry;
+  retry.outcome = DoneOutcome::kRetry;
+  retry.retry_delay_ms = 60'000;
+  ASSERT_TRUE(Done(to_retry[0], retry));  // a scheduled trap entry
+  AddUrls({"http://b.test/cal/1"});
+
+  uint64_t n = 0;
+  ASSERT_TRUE(core_->DropHostMatching("", "a.test", std::regex("/cal/[0-9]+$"), &n).ok());
+  EXPECT_EQ(n, 2999u) << "3000 trap URLs but the one in flight";
+  CrawlStats st = core_->Stats("");
+  EXPECT_EQ(st.urls_queued, 2999u + 1u) << "the good ones but the one in flight, and b.test's";
+  EXPECT_EQ(st.urls_dropped, 2999u);
+
+  ASSERT_TRUE(Done(leased_trap[0], Fetched()));
+  ASSERT_TRUE(Done(open[0], Fetched()));
+  std::set<std::string> rest;
+  for (const auto& l : LeaseN(50)) {  // from the RAM heads, refilled
+    EXPECT_EQ(l.url.find("a.test/cal/"), std::string::npos) << l.url;
+    rest.insert(l.url);
+    ASSERT_TRUE(Done(l, Fetched()));
+  }
+  ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kQueue)).ok());
+  Reopen();
+  clock_.Advance(120'000);  // past the dropped retry's due time
+  for (int round = 0; round < 1000; ++round) {
+    auto leased = LeaseN(100);
+    if (leased.empty()) break;
+    for (const auto& l : leased) {
+      rest.insert(l.url);
+      ASSERT_TRUE(Done(l, Fetched()));
+    }
+  }
+  std::set<std::string> want(good.begin() + 1, good.end());  // page/0 was done
+  want.insert("http://b.test/cal/1");
+  EXPECT_EQ(rest, want) << "good URLs and the other host's trap-like one";
+  EXPECT_TRUE(core_->Finished("default"));
+}
+
+// Every entry is read once across the scan's chunks (4096 entries each).
+TEST_F(CrawlHostQueueTest, DropMatchingReadsEveryEntryAcrossChunks) {
+  Open(DropOptions());
+  AddUrls(Urls("a.test", 9000));
+  uint64_t n = 0;
+  ASSERT_TRUE(core_->DropHostMatching("", "a.test", std::regex("/[0-9]+$"), &n).ok());
+  EXPECT_EQ(n, 9000u);
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u);
+  EXPECT_TRUE(LeaseAll().empty());
+  ASSERT_TRUE(core_->DropHostMatching("", "nowhere.test", std::regex("."), &n).ok());
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(core_->DropHostMatching("", "a b", std::regex("."), &n).code(),
+            Status::Code::kInvalidArgument);
 }
 
 // Crawl ids that share a prefix ("a", "aa") and hosts that share names

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -137,22 +138,30 @@ void ReplyStatus(CallContext& ctx, const Status& s) {
   }
 }
 
-// Runs `work` on the node's admin thread and replies OK or its error when
-// it is done; the connection waits, the io thread serves the others.
-void OnAdminThread(CallContext& ctx, FrontierNode& node, std::function<Status()> work) {
+// Runs `work` on the node's admin thread; it writes the reply when it is
+// done. The connection waits, the io thread serves the others.
+void ReplyFromAdminThread(CallContext& ctx, FrontierNode& node,
+                          std::function<void(RespWriter&)> work) {
   std::shared_ptr<DeferredReply> reply = ctx.Defer();
   auto job = [reply, work = std::move(work)] {
-    Status s = work();
     std::string out;
     RespWriter w(&out, reply->protocol());
+    work(w);
+    reply->Complete(std::move(out));
+  };
+  if (!node.RunAdmin(std::move(job))) reply->Complete("-ERR frontier is shutting down\r\n");
+}
+
+// The same for work that replies OK or its error.
+void OnAdminThread(CallContext& ctx, FrontierNode& node, std::function<Status()> work) {
+  ReplyFromAdminThread(ctx, node, [work = std::move(work)](RespWriter& w) {
+    Status s = work();
     if (s.ok()) {
       w.SimpleString("OK");
     } else {
       w.Error("ERR " + s.message());
     }
-    reply->Complete(std::move(out));
-  };
-  if (!node.RunAdmin(std::move(job))) reply->Complete("-ERR frontier is shutting down\r\n");
+  });
 }
 
 void ReplyAddResults(CallContext& ctx, const std::vector<AddResult>& results) {
@@ -333,14 +342,33 @@ void HostCmd(CallContext& ctx, FrontierNode& node) {
 }
 
 // FRONTIER.DROP host [CRAWL id]: the number of queued URLs deleted.
+// With MATCH the host's queue is scanned (on the admin thread: a long queue
+// takes a while); without it one range deletion drops everything.
 void DropCmd(CallContext& ctx, FrontierNode& node) {
   Options o;
   std::string err;
-  if (!o.Parse(ctx.args(), 2, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  if (!o.Parse(ctx.args(), 2, "", {"MATCH", "CRAWL"}, &err)) return ctx.reply().Error(err);
+  const std::string crawl = CrawlOf(o), host(ctx.args()[1]);
   uint64_t dropped = 0;
-  Status s = node.crawl().DropHost(CrawlOf(o), ctx.args()[1], &dropped);
-  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
-  ctx.reply().Integer(static_cast<int64_t>(dropped));
+  if (!o.Has("MATCH")) {
+    Status s = node.crawl().DropHost(crawl, host, &dropped);
+    if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+    return ctx.reply().Integer(static_cast<int64_t>(dropped));
+  }
+  std::shared_ptr<const std::regex> re;
+  try {
+    re = std::make_shared<const std::regex>(std::string(o.Get("MATCH")),
+                                            std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return ctx.reply().Error(std::string("ERR bad MATCH pattern: ") + e.what());
+  }
+  FrontierNode* n = &node;
+  ReplyFromAdminThread(ctx, node, [n, crawl, host, re](RespWriter& w) {
+    uint64_t count = 0;
+    Status s = n->crawl().DropHostMatching(crawl, host, *re, &count);
+    if (!s.ok()) return w.Error("ERR " + s.message());
+    w.Integer(static_cast<int64_t>(count));
+  });
 }
 
 // FRONTIER.QUEUE host [COUNT n] [CRAWL id]: the head of a host's queue.
@@ -480,8 +508,8 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.QUEUE", Spec(-2, kCmdReadonly,
                                          "The first queued URLs of a host, in lease order",
                                          [n](CallContext& c) { QueueCmd(c, *n); }));
-  server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin,
-                                        "Delete a host's queued URLs (leases in flight stay)",
+  server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin | kCmdBlocking,
+                                        "Delete a host's queued URLs, or those matching a pattern",
                                         [n](CallContext& c) { DropCmd(c, *n); }));
   server.Register("FRONTIER.DROPCRAWL",
                   Spec(2, kCmdWrite | kCmdAdmin,

@@ -299,10 +299,23 @@ TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
   EXPECT_EQ(bad.type, RespType::kError);
   EXPECT_NE(bad.str.find("bad host name"), std::string::npos) << bad.str;
 
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADD", "http://keep.test/cal/2026-01",
+                             "http://keep.test/cal/2026-02", "http://keep.test/about"})
+                .elements.size(),
+            3u);
+  auto match = Ctl({"host", "keep.test", "drop", "--match", "/cal/[0-9-]+$"});
+  EXPECT_EQ(match.exit_code, 0) << match.err;
+  EXPECT_EQ(match.out, "dropped 2 queued URLs of keep.test\n");
+  RespValue bad_re = integ::Call(*c, {"FRONTIER.DROP", "keep.test", "MATCH", "("});
+  EXPECT_EQ(bad_re.type, RespType::kError);
+  EXPECT_NE(bad_re.str.find("bad MATCH pattern"), std::string::npos) << bad_re.str;
+  EXPECT_EQ(Ctl({"host", "keep.test", "drop", "--match"}).exit_code, 2);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 4) << "3 kept earlier and /about";
+
   auto json = Ctl({"--json", "host", "keep.test", "drop"});
   EXPECT_EQ(json.exit_code, 0) << json.err;
   boost::json::value doc = boost::json::parse(json.out);
-  EXPECT_EQ(doc.at("dropped").to_number<int64_t>(), 3);
+  EXPECT_EQ(doc.at("dropped").to_number<int64_t>(), 4);
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 0);
   EXPECT_EQ(integ::InfoField(*c, "finished"), 1);
 }

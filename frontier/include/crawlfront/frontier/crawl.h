@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -224,6 +225,12 @@ class CrawlCore {
   // They stay seen and count in urls_done and urls_dropped. `dropped` gets
   // how many; an unknown host drops 0 and is not created.
   Status DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped);
+  // DropHost for the host's queued URLs in which `pattern` finds a match
+  // (std::regex_search on the canonical URL), leases in flight excepted.
+  // Reads the queue in chunks and releases the lock between them, so other
+  // calls go on during a long scan; URLs queued meanwhile may be missed.
+  Status DropHostMatching(std::string_view crawl, std::string_view host,
+                          const std::regex& pattern, uint64_t* dropped);
   // DropHost for every host of the crawl. Its controls, counters and seen
   // URLs stay (URLFrontier's DeleteCrawl also forgets those). An unknown
   // crawl drops 0 and is not created.
@@ -305,6 +312,8 @@ class CrawlCore {
   using KeyValue = std::pair<std::string, std::string>;
   Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
   uint64_t ForgetQueue(HostState& h);
+  Status DropMatchingChunk(HostState& h, const std::regex& pattern, std::string* resume,
+                           bool* more, uint64_t* dropped);
 
   // crawl_add.cc
   void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
