@@ -76,9 +76,10 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args);
 // An empty `match` drops everything queued for the host.
 int RunHostDrop(const GlobalOptions& g, const std::string& host, const std::string& match);
-// ctl_crawls.cc: crawlctl crawls, crawlctl crawl ID drop.
+// ctl_crawls.cc: crawlctl crawls, crawlctl crawl ID drop, crawlctl deny.
 int RunCrawls(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args);
 int RunRun(const GlobalOptions& g, const std::vector<std::string>& args);

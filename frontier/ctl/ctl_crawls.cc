@@ -1,4 +1,5 @@
-// crawlctl crawls and crawlctl crawl ID drop: the crawls of every frontier.
+// crawlctl crawls, crawlctl crawl ID drop and crawlctl deny: crawl-wide
+// controls, sent to every frontier.
 
 #include <cstdio>
 #include <map>
@@ -11,6 +12,7 @@ namespace crawlfront::ctl {
 namespace {
 
 constexpr const char* kCrawlUsage = "crawlctl crawl ID drop\n";
+constexpr const char* kDenyUsage = "crawlctl deny add REGEX | del REGEX | list\n";
 // FRONTIER.CRAWLS's row: id, paused, finished, then these counters.
 constexpr const char* kCounters[] = {"urls_seen",   "urls_queued",  "urls_inflight", "urls_done",
                                      "urls_failed", "urls_dropped", "hosts"};
@@ -109,6 +111,49 @@ int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args) {
     std::printf("dropped %lld queued URLs of crawl %s\n", static_cast<long long>(dropped),
                 args[0].c_str());
   }
+  return kExitOk;
+}
+
+// Every frontier gets the pattern: each one screens the links its own
+// workers report. The list is the first frontier's.
+int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::printf("%sNew URLs of the crawl (--crawl) in which the ECMAScript REGEX finds a match\n"
+                "are rejected \"denied by pattern\" from now on, like crawl.deny_regexes,\n"
+                "on every frontier and across restarts. What is queued already stays:\n"
+                "crawlctl host HOST drop --match REGEX deletes it.\n",
+                kDenyUsage);
+    return kExitOk;
+  }
+  const bool list = args.size() == 1 && args[0] == "list";
+  const bool change = args.size() == 2 && (args[0] == "add" || args[0] == "del");
+  if (!list && !change) {
+    std::fprintf(stderr, "usage: %s", kDenyUsage);
+    return kExitUsage;
+  }
+  std::vector<std::string> cmd = {"FRONTIER.DENY"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  AddCrawl(g, &cmd);
+  auto r = CommandAll(g, cmd);
+  if (!r.ok()) return Fail("deny", r.status());
+  if (list) {
+    const std::vector<RespValue>& patterns = r->front().elements;
+    if (g.json) {
+      std::string s = "[";
+      for (size_t i = 0; i < patterns.size(); ++i) {
+        s += (i ? "," : "") + JsonString(patterns[i].str);
+      }
+      std::printf("%s]\n", s.c_str());
+    } else {
+      for (const RespValue& p : patterns) std::printf("%s\n", p.str.c_str());
+    }
+    return kExitOk;
+  }
+  int64_t changed = 0;
+  for (const RespValue& v : *r) changed += v.integer;
+  std::printf(args[0] == "add" ? "pattern new on %lld of %zu frontier(s)\n"
+                               : "pattern removed from %lld of %zu frontier(s)\n",
+              static_cast<long long>(changed), r->size());
   return kExitOk;
 }
 

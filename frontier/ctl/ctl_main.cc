@@ -23,6 +23,7 @@ constexpr const char* kUsage =
     "  queue HOST [--count N]     the first URLs of a host's queue, in lease order\n"
     "  crawls                     every crawl with its state and counters\n"
     "  crawl ID drop              delete every queued URL of a crawl\n"
+    "  deny add|del REGEX | list  reject new URLs matching a pattern (run-time scope)\n"
     "  pause | resume             stop or restart handing out URLs\n"
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
   if (cmd == "queue") return RunQueue(g, rest);
   if (cmd == "crawls") return RunCrawls(g, rest);
   if (cmd == "crawl") return RunCrawl(g, rest);
+  if (cmd == "deny") return RunDeny(g, rest);
   if (cmd == "run") return RunRun(g, rest);
   if (cmd == "pause" || cmd == "resume" || cmd == "snapshot" || cmd == "checkpoint" ||
       cmd == "seen") {

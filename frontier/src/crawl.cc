@@ -109,6 +109,8 @@ Status CrawlCore::RestoreMeta() {
       StatsFromVector(v, &c.stats);
     } else if (kind == "paused") {
       c.paused = it->value().ToStringView() == "1";
+    } else if (kind == "deny") {
+      CRAWLFRONT_RETURN_IF_ERROR(RestoreDeny(c, it->value().ToStringView()));
     }
   }
   return FromRocks(it->status());

@@ -133,6 +133,11 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     if (AsGiven(crawl_id, requests[i], &preps[i])) seen_->Prefetch(preps[i].key);
   }
   for (size_t i = 0; i < requests.size(); ++i) PrepareOne(crawl_id, requests[i], &preps[i]);
+  if (auto deny = DenyOf(crawl_id)) {
+    for (Prepared& p : preps) {
+      if (p.reason.empty() && deny->Matches(p.canon.spec)) p.reason = "denied by pattern";
+    }
+  }
 
   bool any_new = false;
   {

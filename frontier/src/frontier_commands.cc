@@ -437,6 +437,35 @@ void DropCrawlCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Integer(static_cast<int64_t>(dropped));
 }
 
+// FRONTIER.DENY ADD|DEL pattern [CRAWL id] -> 1 changed / 0 not;
+// FRONTIER.DENY LIST [CRAWL id] -> the patterns.
+void DenyCmd(CallContext& ctx, FrontierNode& node) {
+  const std::string verb = AsciiLower(ctx.args()[1]);
+  const bool list = verb == "list";
+  if (!list && verb != "add" && verb != "del") {
+    return ctx.reply().Error("ERR FRONTIER.DENY takes ADD, DEL or LIST");
+  }
+  if (!list && ctx.args().size() < 3) {
+    return ctx.reply().Error("ERR FRONTIER.DENY " + std::string(verb == "add" ? "ADD" : "DEL") + " needs a pattern");
+  }
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), list ? 2 : 3, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  const std::string crawl = CrawlOf(o);
+  if (list) {
+    auto patterns = node.crawl().ListDenyPatterns(crawl);
+    ctx.reply().ArrayHeader(patterns.size());
+    for (const auto& p : patterns) ctx.reply().Bulk(p);
+    return;
+  }
+  bool changed = false;
+  const std::string_view pattern = ctx.args()[2];
+  Status s = verb == "add" ? node.crawl().AddDenyPattern(crawl, pattern, &changed)
+                           : node.crawl().RemoveDenyPattern(crawl, pattern, &changed);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().Integer(changed ? 1 : 0);
+}
+
 void CrawlsCmd(CallContext& ctx, FrontierNode& node) {
   auto crawls = node.crawl().ListCrawls();
   ctx.reply().ArrayHeader(crawls.size());
@@ -515,6 +544,9 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
                   Spec(2, kCmdWrite | kCmdAdmin,
                        "Delete every queued URL of a crawl (leases in flight stay)",
                        [n](CallContext& c) { DropCrawlCmd(c, *n); }));
+  server.Register("FRONTIER.DENY", Spec(-2, kCmdWrite | kCmdAdmin,
+                                        "Add, remove or list a crawl's deny patterns",
+                                        [n](CallContext& c) { DenyCmd(c, *n); }));
   server.Register("FRONTIER.CRAWLS", Spec(1, kCmdReadonly, "Every crawl with its counters",
                                           [n](CallContext& c) { CrawlsCmd(c, *n); }));
   server.Register("FRONTIER.PAUSE", Spec(-1, kCmdWrite | kCmdAdmin, "Pause leasing",

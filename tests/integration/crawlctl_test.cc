@@ -360,6 +360,41 @@ TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {
   EXPECT_EQ(Ctl({"crawls", "extra"}).exit_code, 2);
 }
 
+TEST_F(CrawlctlTest, DenyRejectsMatchingUrlsOfItsCrawlUntilRemoved) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  auto add = Ctl({"--crawl", "t", "deny", "add", "/cal/[0-9]+"});
+  EXPECT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(add.out, "pattern new on 1 of 1 frontier(s)\n");
+  EXPECT_EQ(Ctl({"--crawl", "t", "deny", "add", "/cal/[0-9]+"}).out,
+            "pattern new on 0 of 1 frontier(s)\n");
+  EXPECT_EQ(Ctl({"--crawl", "t", "deny", "add", "/x/"}).exit_code, 0);
+  auto list = Ctl({"--crawl", "t", "--json", "deny", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, "[\"/cal/[0-9]+\",\"/x/\"]\n");
+  EXPECT_EQ(Ctl({"deny", "list"}).out, "") << "the default crawl has none";
+
+  RespValue r = integ::Call(*c, {"FRONTIER.ADDX", "CRAWL", "t", "URLS", "http://a.test/cal/7",
+                                 "http://a.test/about"});
+  ASSERT_EQ(r.elements.size(), 2u);
+  EXPECT_EQ(r.elements[0].str, "rejected: denied by pattern");
+  EXPECT_EQ(r.elements[1].integer, 1);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.ADD", "http://a.test/cal/7"}).elements[0].integer, 1)
+      << "other crawls are not affected";
+
+  auto del = Ctl({"--crawl", "t", "deny", "del", "/cal/[0-9]+"});
+  EXPECT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(del.out, "pattern removed from 1 of 1 frontier(s)\n");
+  r = integ::Call(*c, {"FRONTIER.ADDX", "CRAWL", "t", "URLS", "http://a.test/cal/7"});
+  EXPECT_EQ(r.elements[0].integer, 1);
+  RespValue bad = integ::Call(*c, {"FRONTIER.DENY", "ADD", "("});
+  EXPECT_EQ(bad.type, RespType::kError);
+  EXPECT_NE(bad.str.find("bad pattern"), std::string::npos) << bad.str;
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DENY", "ADD"}).type, RespType::kError);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DENY", "NOPE", "x"}).type, RespType::kError);
+  EXPECT_EQ(Ctl({"deny", "add"}).exit_code, 2);
+}
+
 TEST_F(CrawlctlTest, ExitCodes) {
   struct Case {
     std::vector<std::string> args;

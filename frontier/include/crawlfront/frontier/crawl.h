@@ -18,6 +18,7 @@
 // then covers many calls (e.g. a pipeline of DONEs), and host and crawl
 // records are written once per write, not once per URL.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -142,12 +143,21 @@ struct HostInfo {
   std::string robots_state;
 };
 
+// A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
+// published: Add reads them outside the lock.
+struct DenyPatterns {
+  std::vector<std::string> text;
+  std::vector<std::regex> compiled;  // ECMAScript, one per text
+  bool Matches(std::string_view url) const;  // regex_search with any
+};
+
 // Per-crawl RAM state; guarded by CrawlCore's mutex.
 struct CrawlState {
   std::string id;
   CrawlStats stats;  // persisted fields; derived ones filled on query
   bool paused = false;
   bool dirty = false;
+  std::shared_ptr<const DenyPatterns> deny;  // null: none
   std::vector<uint32_t> hosts;
   StringMap<uint32_t> host_ids;  // host key -> id (looked up by string_view)
 };
@@ -240,6 +250,15 @@ class CrawlCore {
   // time. Empty for a host the crawl does not have.
   Status PeekHost(std::string_view crawl, std::string_view host, size_t max,
                   std::vector<QueuedUrl>* out);
+  // Run-time scope: new URLs of the crawl in which an ECMAScript `pattern`
+  // finds a match are rejected "denied by pattern", like
+  // crawl.deny_regexes, from now on and after restarts. Adding a pattern
+  // twice or removing an unknown one changes nothing (`added`/`removed`
+  // false). InvalidArgument for a pattern that does not compile, is empty
+  // or longer than 4096 bytes, or past 1000 patterns.
+  Status AddDenyPattern(std::string_view crawl, std::string_view pattern, bool* added);
+  Status RemoveDenyPattern(std::string_view crawl, std::string_view pattern, bool* removed);
+  std::vector<std::string> ListDenyPatterns(std::string_view crawl);
   // Empty crawl = every crawl (and crawls created later).
   Status Pause(std::string_view crawl);
   Status Resume(std::string_view crawl);
@@ -308,6 +327,11 @@ class CrawlCore {
   void FillDerived(const CrawlState& c, int64_t now, CrawlStats* s);
   bool FinishedLocked(const CrawlState& c);
 
+  // crawl_deny.cc
+  std::shared_ptr<const DenyPatterns> DenyOf(std::string_view crawl);
+  Status StoreDeny(CrawlState& c, std::shared_ptr<const DenyPatterns> next);
+  Status RestoreDeny(CrawlState& c, std::string_view value);
+
   // crawl_host_queue.cc
   using KeyValue = std::pair<std::string, std::string>;
   Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
@@ -375,6 +399,9 @@ class CrawlCore {
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
   uint64_t next_lease_ = 1, lease_limit_ = 1;
   bool paused_all_ = false;
+  // Some crawl has deny patterns: only then does Add take the lock to read
+  // them before canonicalizing.
+  std::atomic<bool> any_deny_{false};
   // Some host has (or had) its own budget: only then can a URL already
   // seen be answered "budget exhausted" by a host with no default budget.
   bool host_budgets_ = false;

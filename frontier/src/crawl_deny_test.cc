@@ -1,0 +1,93 @@
+// Deny patterns added at run time (FRONTIER.DENY) reject new URLs and
+// discovered links of their crawl only, persist, and can be removed.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+class CrawlDenyTest : public CrawlFixture {
+ protected:
+  bool Deny(std::string_view pattern, std::string_view crawl = "") {
+    bool added = false;
+    Status s = core_->AddDenyPattern(crawl, pattern, &added);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return added;
+  }
+};
+
+TEST_F(CrawlDenyTest, RejectsMatchingAddsAndLinksOfItsCrawlOnly) {
+  Open(NoRobotsOptions(0));
+  AddUrls({"http://a.test/"});
+  EXPECT_TRUE(Deny("/calendar/\\d{4}"));
+  EXPECT_FALSE(Deny("/calendar/\\d{4}")) << "already there";
+  auto r = AddUrls({"http://a.test/calendar/2031/01", "http://a.test/calendar/x",
+                    "http://a.test/"});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].kind, AddResult::Kind::kRejected);
+  EXPECT_EQ(r[0].reason, "denied by pattern");
+  EXPECT_EQ(r[1].kind, AddResult::Kind::kNew);
+  EXPECT_EQ(r[2].kind, AddResult::Kind::kSeen);
+  auto other = AddUrls({"http://a.test/calendar/2031/01"}, "other");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].kind, AddResult::Kind::kNew) << "another crawl's scope";
+
+  auto leased = LeaseN(1, "w1", "default");
+  ASSERT_EQ(leased.size(), 1u);
+  ASSERT_TRUE(Done(leased[0], Fetched(200, {"http://a.test/calendar/2032/05",
+                                            "http://a.test/news"})));
+  EXPECT_FALSE(core_->Seen("default", "http://a.test/calendar/2032/05").value());
+  EXPECT_TRUE(core_->Seen("default", "http://a.test/news").value());
+  EXPECT_EQ(core_->Stats("default").urls_rejected, 2u);
+}
+
+TEST_F(CrawlDenyTest, SurvivesRestartAndCanBeRemoved) {
+  Open(NoRobotsOptions(0));
+  EXPECT_TRUE(Deny("\\?sort="));
+  EXPECT_TRUE(Deny("/print/"));
+  Reopen();
+  EXPECT_EQ(core_->ListDenyPatterns(""),
+            (std::vector<std::string>{"\\?sort=", "/print/"}));
+  auto r = AddUrls({"http://a.test/p?sort=1", "http://a.test/print/1"});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kind, AddResult::Kind::kRejected);
+  EXPECT_EQ(r[1].kind, AddResult::Kind::kRejected);
+
+  bool removed = false;
+  ASSERT_TRUE(core_->RemoveDenyPattern("", "/print/", &removed).ok());
+  EXPECT_TRUE(removed);
+  ASSERT_TRUE(core_->RemoveDenyPattern("", "/print/", &removed).ok());
+  EXPECT_FALSE(removed);
+  ASSERT_TRUE(core_->RemoveDenyPattern("", "\\?sort=", &removed).ok());
+  Reopen();
+  EXPECT_TRUE(core_->ListDenyPatterns("").empty());
+  r = AddUrls({"http://a.test/p?sort=1", "http://a.test/print/1"});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kind, AddResult::Kind::kNew) << "rejected before, so not seen";
+  EXPECT_EQ(r[1].kind, AddResult::Kind::kNew);
+}
+
+TEST_F(CrawlDenyTest, BadPatternsAndCrawlIdsAreErrors) {
+  Open(NoRobotsOptions(0));
+  bool added = true;
+  EXPECT_EQ(core_->AddDenyPattern("", "(", &added).code(), Status::Code::kInvalidArgument);
+  EXPECT_FALSE(added);
+  EXPECT_EQ(core_->AddDenyPattern("", "", &added).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(core_->AddDenyPattern("", std::string(4097, 'a'), &added).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(core_->AddDenyPattern("bad id", "x", &added).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_TRUE(core_->ListDenyPatterns("").empty());
+  auto r = AddUrls({"http://a.test/("});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, AddResult::Kind::kNew);
+}
+
+}  // namespace
+}  // namespace crawlfront
