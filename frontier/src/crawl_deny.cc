@@ -38,9 +38,12 @@ Status DecodePatterns(std::string_view b, std::vector<std::string>* out) {
   return Status::Ok();
 }
 
-Result<std::regex> CompileDeny(std::string_view pattern) {
+
+}  // namespace
+
+Result<std::regex> CompileUrlPattern(std::string_view pattern) {
   if (pattern.empty() || pattern.size() > kMaxDenyPatternBytes) {
-    return Status::InvalidArgument("a deny pattern has 1 to 4096 bytes");
+    return Status::InvalidArgument("a pattern has 1 to 4096 bytes");
   }
   try {
     return std::regex(std::string(pattern), std::regex::ECMAScript | std::regex::optimize);
@@ -48,8 +51,6 @@ Result<std::regex> CompileDeny(std::string_view pattern) {
     return Status::InvalidArgument(std::string("bad pattern: ") + e.what());
   }
 }
-
-}  // namespace
 
 bool DenyPatterns::Matches(std::string_view url) const {
   for (const std::regex& re : compiled) {
@@ -62,7 +63,7 @@ Status CrawlCore::AddDenyPattern(std::string_view crawl, std::string_view patter
   *added = false;
   if (crawl.empty()) crawl = kDefaultCrawl;
   if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
-  auto re = CompileDeny(pattern);  // outside the lock: compiling can take a while
+  auto re = CompileUrlPattern(pattern);  // outside the lock: compiling can take a while
   if (!re.ok()) return re.status();
   std::lock_guard lock(mu_);
   CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
@@ -135,7 +136,7 @@ Status CrawlCore::RestoreDeny(CrawlState& c, std::string_view value) {
   CRAWLFRONT_RETURN_IF_ERROR(DecodePatterns(value, &text));
   auto deny = std::make_shared<DenyPatterns>();
   for (std::string& p : text) {
-    auto re = CompileDeny(p);
+    auto re = CompileUrlPattern(p);
     if (!re.ok()) {  // e.g. a regex library that no longer takes it
       spdlog::warn("crawl core: crawl {}: skipping stored deny pattern {}: {}", c.id, p,
                    re.status().message());

@@ -355,13 +355,9 @@ void DropCmd(CallContext& ctx, FrontierNode& node) {
     if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
     return ctx.reply().Integer(static_cast<int64_t>(dropped));
   }
-  std::shared_ptr<const std::regex> re;
-  try {
-    re = std::make_shared<const std::regex>(std::string(o.Get("MATCH")),
-                                            std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    return ctx.reply().Error(std::string("ERR bad MATCH pattern: ") + e.what());
-  }
+  auto compiled = CompileUrlPattern(o.Get("MATCH"));
+  if (!compiled.ok()) return ctx.reply().Error("ERR MATCH: " + compiled.status().message());
+  auto re = std::make_shared<const std::regex>(std::move(compiled).value());
   FrontierNode* n = &node;
   ReplyFromAdminThread(ctx, node, [n, crawl, host, re](RespWriter& w) {
     uint64_t count = 0;
@@ -446,7 +442,8 @@ void DenyCmd(CallContext& ctx, FrontierNode& node) {
     return ctx.reply().Error("ERR FRONTIER.DENY takes ADD, DEL or LIST");
   }
   if (!list && ctx.args().size() < 3) {
-    return ctx.reply().Error("ERR FRONTIER.DENY " + std::string(verb == "add" ? "ADD" : "DEL") + " needs a pattern");
+    return ctx.reply().Error(verb == "add" ? "ERR FRONTIER.DENY ADD needs a pattern"
+                                           : "ERR FRONTIER.DENY DEL needs a pattern");
   }
   Options o;
   std::string err;

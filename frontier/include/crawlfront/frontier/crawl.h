@@ -143,6 +143,10 @@ struct HostInfo {
   std::string robots_state;
 };
 
+// An operator's URL pattern (FRONTIER.DENY, FRONTIER.DROP MATCH): ECMAScript,
+// 1 to 4096 bytes. InvalidArgument "bad pattern: ..." if it does not compile.
+Result<std::regex> CompileUrlPattern(std::string_view pattern);
+
 // A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
 // published: Add reads them outside the lock.
 struct DenyPatterns {
