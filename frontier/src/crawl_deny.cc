@@ -52,9 +52,19 @@ Result<std::regex> CompileUrlPattern(std::string_view pattern) {
   }
 }
 
+// libstdc++'s regex_search tries a "^..." pattern at every position of the
+// URL: 10 such patterns doubled an add's server CPU. match_continuous tries
+// position 0 only, which is the same answer unless a '|' makes the '^' part
+// of one alternative.
+bool AnchoredAtStart(std::string_view pattern) {
+  return pattern.starts_with('^') && pattern.find('|') == std::string_view::npos;
+}
+
 bool DenyPatterns::Matches(std::string_view url) const {
-  for (const std::regex& re : compiled) {
-    if (std::regex_search(url.begin(), url.end(), re)) return true;
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    const auto flags = AnchoredAtStart(text[i]) ? std::regex_constants::match_continuous
+                                                : std::regex_constants::match_default;
+    if (std::regex_search(url.begin(), url.end(), compiled[i], flags)) return true;
   }
   return false;
 }

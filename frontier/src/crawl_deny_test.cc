@@ -73,6 +73,21 @@ TEST_F(CrawlDenyTest, SurvivesRestartAndCanBeRemoved) {
   EXPECT_EQ(r[1].kind, AddResult::Kind::kNew);
 }
 
+// "^..." patterns are tried at the URL's start only; with a '|' the '^'
+// binds one alternative, and the other may match anywhere.
+TEST_F(CrawlDenyTest, AnchoredPatternsAndAlternativesMatchAsRegexSearchDoes) {
+  Open(NoRobotsOptions(0));
+  EXPECT_TRUE(Deny("^http://a\\.test/x/"));
+  EXPECT_TRUE(Deny("^http://nowhere\\.test/|/y/"));
+  auto r = AddUrls({"http://a.test/x/1", "http://b.test/http://a.test/x/", "http://b.test/y/1",
+                    "http://b.test/z"});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].kind, AddResult::Kind::kRejected);
+  EXPECT_EQ(r[1].kind, AddResult::Kind::kNew) << "'^' anchors at the start only";
+  EXPECT_EQ(r[2].kind, AddResult::Kind::kRejected) << "the unanchored alternative";
+  EXPECT_EQ(r[3].kind, AddResult::Kind::kNew);
+}
+
 TEST_F(CrawlDenyTest, BadPatternsAndCrawlIdsAreErrors) {
   Open(NoRobotsOptions(0));
   bool added = true;
