@@ -13,9 +13,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 BIN=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
 LOAD=${LOAD:-$BUILD_DIR/bench/frontier_load}
 URLS=${1:-1000000}
-shift || true
-COUNTS=("${@:-0 1 10}")
-read -r -a COUNTS <<<"${COUNTS[*]}"
+[ $# -gt 1 ] && shift || set -- 0 1 10
+COUNTS=("$@")
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/deny-bench.XXXXXX)
 pid=""
