@@ -526,17 +526,30 @@ uint64_t BlockedBloom::ReadChunk(uint64_t offset, uint64_t max_bytes,
   const uint64_t end =
       offset + std::min(std::max<uint64_t>(max_bytes, 1), total - offset);
   out->resize(end - offset);
-  char* dst = out->data();
-  // Whole words are read atomically, then cut to the byte range.
+  CopyBytes(offset, end, out->data());
+  return end == total ? 0 : end;
+}
+
+void BlockedBloom::CopyBytes(uint64_t offset, uint64_t end, char* dst) const {
+  // Whole words are read atomically, then cut to the byte range. A byte is
+  // its word's bits 8*i.. (little-endian order), so on a little-endian
+  // machine an inner word is copied whole: byte by byte, a snapshot of a
+  // 144 MB filter spent ~0.2 s here while holding the filter's lock.
   for (uint64_t w = offset / 8; w * 8 < end; ++w) {
     const uint64_t word = LoadRelaxed(words_ + w);
     const uint64_t from = std::max(offset, w * 8);
     const uint64_t to = std::min(end, w * 8 + 8);
+    if constexpr (std::endian::native == std::endian::little) {
+      if (to - from == 8) {
+        std::memcpy(dst, &word, 8);
+        dst += 8;
+        continue;
+      }
+    }
     for (uint64_t b = from; b < to; ++b) {
       *dst++ = static_cast<char>(word >> (8 * (b - w * 8)));
     }
   }
-  return end == total ? 0 : end;
 }
 
 Status BlockedBloom::WriteChunk(uint64_t offset, std::string_view data) {

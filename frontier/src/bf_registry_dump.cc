@@ -91,27 +91,34 @@ Status UserBloomRegistry::LoadChunk(std::string_view name, int64_t iter,
 
 Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
   std::lock_guard guard(snapshot_mu_);
-  rocksdb::WriteBatch batch;
-  uint64_t counter, generation;
+  uint64_t generation;
   const auto start = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::duration waited;
+  std::chrono::steady_clock::duration waited, held;
+  BfSnapshotImage image;
   {
     std::lock_guard lock(f.mu);
-    waited = std::chrono::steady_clock::now() - start;
+    const auto locked = std::chrono::steady_clock::now();
+    waited = locked - start;
     if (!f.Dirty()) return Status::Ok();
-    BfAppendSnapshot(*store_, f, &batch);
-    counter = f.counter;
+    image = BfCaptureSnapshot(f);
     generation = f.generation;
     if (bytes != nullptr) *bytes += f.chain.bytes();
+    held = std::chrono::steady_clock::now() - locked;
   }
-  CRAWLFRONT_RETURN_IF_ERROR(store_->Write(&batch));
+  const uint64_t counter = image.counter;
+  {
+    rocksdb::WriteBatch batch(image.bytes());  // one allocation for the whole filter
+    BfAppendSnapshot(*store_, image, &batch);
+    image = {};  // the batch holds the copy now
+    CRAWLFRONT_RETURN_IF_ERROR(store_->Write(&batch));
+  }
   std::lock_guard lock(f.mu);
   f.snap_counter = counter;
   if (f.generation == generation) f.force_snapshot = false;
   spdlog::debug(
       "user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it waiting "
-      "for the filter",
-      f.name, counter, MillisSince(start), ToMillis(waited));
+      "for the filter, {} ms holding it",
+      f.name, counter, MillisSince(start), ToMillis(waited), ToMillis(held));
   return Status::Ok();
 }
 

@@ -141,6 +141,9 @@ class BlockedBloom {
   // the next chunk, or 0 when this chunk reached the end (also when offset is
   // already past it; *out is then empty). Thread-safe.
   uint64_t ReadChunk(uint64_t offset, uint64_t max_bytes, std::string* out) const;
+  // Copies bytes [offset, end) of the bit array to dst, as ReadChunk does.
+  // REQUIRES: offset <= end <= bytes(). Thread-safe.
+  void CopyBytes(uint64_t offset, uint64_t end, char* dst) const;
   // Writes data at offset of the bit array. InvalidArgument if the range
   // does not fit in bytes(). When a chunk ends at the array's end, recounts
   // bits_set; Corruption if that finds fewer bits than the header said (a
