@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <new>
 
 #include "bf_store.h"
 
@@ -100,7 +101,11 @@ Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
     const auto locked = std::chrono::steady_clock::now();
     waited = locked - start;
     if (!f.Dirty()) return Status::Ok();
-    image = BfCaptureSnapshot(f);
+    try {
+      image = BfCaptureSnapshot(f);
+    } catch (const std::bad_alloc&) {  // the filter stays dirty: the next snapshot retries
+      return Status::IoError("no memory to copy filter '" + f.name + "' for its snapshot");
+    }
     generation = f.generation;
     if (bytes != nullptr) *bytes += f.chain.bytes();
     held = std::chrono::steady_clock::now() - locked;
