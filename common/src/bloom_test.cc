@@ -1,7 +1,12 @@
 #include "crawlfront/common/bloom.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <xxhash.h>
+
+#include "crawlfront/common/huge_pages.h"
 
 #include <cmath>
 #include <cstring>
@@ -390,6 +395,32 @@ TEST(BloomSimdTest, VectorAndScalarPathsAgreeBitForBit) {
       ASSERT_EQ(batch[i] != 0, b.MayContain(probes[i])) << "k=" << k << " i=" << i;
     }
     for (uint64_t h : keys) ASSERT_TRUE(a.MayContain(h) && b.MayContain(h));
+  }
+}
+
+// Pages of [p, p + bytes) in RAM, by mincore.
+size_t ResidentPages(void* p, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(p, bytes, in_core.data()), 0);
+  size_t n = 0;
+  for (unsigned char c : in_core) n += c & 1;
+  return n;
+}
+
+TEST(HugePagesTest, PrefaultMakesEveryPageResidentAndLeavesItZero) {
+  const size_t bytes = 3 * kHugePageBytes;
+  for (bool huge : {false, true}) {
+    auto* p = static_cast<char*>(MapAligned(bytes, huge));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHugePageBytes, 0u);
+    EXPECT_EQ(ResidentPages(p, bytes), 0u) << "huge " << huge;  // nothing touched yet
+    Prefault(p, bytes);
+    const size_t pages = bytes / static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    EXPECT_EQ(ResidentPages(p, bytes), pages) << "huge " << huge;
+    const std::vector<char> zeros(bytes, 0);
+    EXPECT_EQ(std::memcmp(p, zeros.data(), bytes), 0);
+    UnmapAligned(p, bytes);
   }
 }
 

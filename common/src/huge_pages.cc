@@ -25,4 +25,14 @@ void UnmapAligned(void* p, size_t bytes) {
   if (p != nullptr) munmap(p, bytes);
 }
 
+void Prefault(void* p, size_t bytes) {
+  if (p == nullptr || bytes == 0) return;
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // Kernels before 5.14: one write per 4 KiB page.
+  auto* bytes_p = static_cast<volatile char*>(p);
+  for (size_t i = 0; i < bytes; i += 4096) bytes_p[i] = 0;
+}
+
 }  // namespace crawlfront

@@ -94,17 +94,32 @@ Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
   std::lock_guard guard(snapshot_mu_);
   uint64_t generation;
   const auto start = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::duration waited, held;
+  std::chrono::steady_clock::duration prepared, waited, held;
+  const auto no_memory = [&f] {  // the filter stays dirty: the next snapshot retries
+    return Status::IoError("no memory to copy filter '" + f.name + "' for its snapshot");
+  };
+  uint64_t size;
+  {
+    std::lock_guard lock(f.mu);
+    if (!f.Dirty()) return Status::Ok();
+    size = f.chain.bytes();
+  }
   BfSnapshotImage image;
+  try {
+    image = BfPrepareSnapshot(size);
+  } catch (const std::bad_alloc&) {
+    return no_memory();
+  }
+  const auto copy_start = std::chrono::steady_clock::now();
+  prepared = copy_start - start;
   {
     std::lock_guard lock(f.mu);
     const auto locked = std::chrono::steady_clock::now();
-    waited = locked - start;
-    if (!f.Dirty()) return Status::Ok();
+    waited = locked - copy_start;
     try {
-      image = BfCaptureSnapshot(f);
-    } catch (const std::bad_alloc&) {  // the filter stays dirty: the next snapshot retries
-      return Status::IoError("no memory to copy filter '" + f.name + "' for its snapshot");
+      image = BfCaptureSnapshot(f, std::move(image));
+    } catch (const std::bad_alloc&) {
+      return no_memory();
     }
     generation = f.generation;
     if (bytes != nullptr) *bytes += f.chain.bytes();
@@ -121,9 +136,9 @@ Status UserBloomRegistry::SnapshotFilter(Filter& f, uint64_t* bytes) {
   f.snap_counter = counter;
   if (f.generation == generation) f.force_snapshot = false;
   spdlog::debug(
-      "user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it waiting "
-      "for the filter, {} ms holding it",
-      f.name, counter, MillisSince(start), ToMillis(waited), ToMillis(held));
+      "user bloom: snapshot of '{}' up to log entry {}: {} ms, {} ms of it mapping memory for "
+      "the copy, {} ms waiting for the filter, {} ms holding it",
+      f.name, counter, MillisSince(start), ToMillis(prepared), ToMillis(waited), ToMillis(held));
   return Status::Ok();
 }
 

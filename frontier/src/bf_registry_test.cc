@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <span>
 #include <string>
@@ -83,6 +84,40 @@ void KillWriterAndReopen(const std::string& dir, int kill_after,
   ASSERT_GT(*acked, 0);
   *db = OpenOrDie(dir);
   ASSERT_NE(db->reg, nullptr);
+}
+
+// A snapshot copies into memory mapped before the filter is locked; when
+// the filter outgrew it, into new memory. Either way the image is the one a
+// capture into fresh memory makes.
+TEST(BfStoreTest, CaptureIntoPreparedMemoryMatchesAFreshCapture) {
+  auto chain = BfChain::Create(BfParams{0.01, 1000000, 2, false}, uint64_t{1} << 30);
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  UserBloomRegistry::Filter f("f", std::move(chain).value());
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 3000; ++i) f.chain.Add(rng());
+  const uint64_t first_link_bytes = f.chain.bytes();
+  ASSERT_TRUE(f.chain.AddLink().ok());
+  for (int i = 0; i < 3000; ++i) f.chain.Add(rng());
+  f.counter = 77;
+  std::lock_guard lock(f.mu);
+  const BfSnapshotImage fresh = BfCaptureSnapshot(f);
+  ASSERT_GT(fresh.chunks.size(), 2u);
+  BfSnapshotImage fits = BfPrepareSnapshot(f.chain.bytes());
+  const char* fits_data = fits.data;
+  BfSnapshotImage outgrown = BfPrepareSnapshot(first_link_bytes);
+  for (BfSnapshotImage* prepared : {&fits, &outgrown}) {
+    const BfSnapshotImage image = BfCaptureSnapshot(f, std::move(*prepared));
+    EXPECT_EQ(image.name, "f");
+    EXPECT_EQ(image.counter, 77u);
+    EXPECT_EQ(image.header, fresh.header);
+    EXPECT_GE(image.data_bytes, f.chain.bytes());
+    ASSERT_EQ(image.chunks.size(), fresh.chunks.size());
+    for (size_t i = 0; i < image.chunks.size(); ++i) {
+      EXPECT_EQ(image.chunks[i].key, fresh.chunks[i].key) << i;
+      EXPECT_EQ(image.chunks[i].bits, fresh.chunks[i].bits) << i;
+    }
+    if (prepared == &fits) EXPECT_EQ(image.data, fits_data);
+  }
 }
 
 TEST(UserBloomRegistryTest, ReserveTwiceAndMissingNames) {

@@ -162,8 +162,30 @@ uint64_t BfSnapshotImage::bytes() const {
   return n;
 }
 
-BfSnapshotImage BfCaptureSnapshot(const UserBloomRegistry::Filter& f) {
+namespace {
+
+void MapImage(BfSnapshotImage& image, uint64_t bytes) {
+  image.data_bytes = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  image.data = static_cast<char*>(MapAligned(image.data_bytes, /*huge=*/true));
+  if (image.data == nullptr) {
+    image.data_bytes = 0;
+    throw std::bad_alloc();
+  }
+}
+
+}  // namespace
+
+BfSnapshotImage BfPrepareSnapshot(uint64_t bytes) {
   BfSnapshotImage image;
+  if (bytes == 0) return image;
+  MapImage(image, bytes);
+  Prefault(image.data, image.data_bytes);
+  return image;
+}
+
+BfSnapshotImage BfCaptureSnapshot(const UserBloomRegistry::Filter& f,
+                                  BfSnapshotImage prepared) {
+  BfSnapshotImage image = std::move(prepared);
   image.name = f.name;
   image.counter = f.counter;
   image.header = f.chain.EncodeHeader();
@@ -172,11 +194,9 @@ BfSnapshotImage BfCaptureSnapshot(const UserBloomRegistry::Filter& f) {
     total += f.chain.link(link).filter->bytes();
   }
   if (total == 0) return image;
-  image.data_bytes = (total + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  image.data = static_cast<char*>(MapAligned(image.data_bytes, /*huge=*/true));
-  if (image.data == nullptr) {
-    image.data_bytes = 0;
-    throw std::bad_alloc();
+  if (image.data_bytes < total) {  // grew since it was prepared
+    UnmapAligned(std::exchange(image.data, nullptr), std::exchange(image.data_bytes, 0));
+    MapImage(image, total);
   }
   char* next = image.data;
   for (size_t link = 0; link < f.chain.link_count(); ++link) {

@@ -15,5 +15,8 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 void* MapAligned(size_t bytes, bool huge);
 // Unmaps what MapAligned returned; `bytes` as given to it.
 void UnmapAligned(void* p, size_t bytes);
+// Faults in every page of [p, p + bytes) writable now, so that a later copy
+// into it (under a lock) does not wait for the kernel.
+void Prefault(void* p, size_t bytes);
 
 }  // namespace crawlfront
