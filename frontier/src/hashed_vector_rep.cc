@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <xxhash.h>
 
 #include "memtable_arena.h"
+#include "memtable_bucket_walk.h"
 #include "memtable_view.h"
 
 namespace crawlfront {
@@ -79,37 +81,40 @@ class KeyIterator : public MemTableRep::Iterator {
   size_t pos_ = 0;
 };
 
-// An iterator over a mutable memtable with a bytewise comparator: it sorts
-// one 2-byte key prefix's entries at a time, when it first enters them. A
-// partition scan (a seen-set rebuild reads one partition) then sorts that
-// partition and the next, where a whole-table sort of a full memtable took
-// ~0.1-0.2 s per rebuild. Entries added after a prefix was sorted are not
-// seen; RocksDB skips them anyway (newer than the reader's sequence).
-class BucketIterator : public MemTableRep::Iterator {
- public:
-  explicit BucketIterator(const HashedVectorRep* rep) : rep_(rep) {}
-  bool Valid() const override { return view_ != nullptr && pos_ < view_->size(); }
-  const char* key() const override { return view_->entry(pos_); }
-  void Next() override;
-  void Prev() override;
-  void Seek(const Slice& internal_key, const char* memtable_key) override;
-  void SeekForPrev(const Slice& internal_key, const char* memtable_key) override;
-  void SeekToFirst() override;
-  void SeekToLast() override;
+// The buckets of a mutable memtable with a bytewise comparator, for
+// BucketWalker: one 2-byte key prefix's entries, sorted when the walker
+// first enters them. A partition scan (a seen-set rebuild reads one
+// partition) then sorts that partition and the next, where a whole-table
+// sort of a full memtable took ~0.1-0.2 s per rebuild. Entries added after
+// a prefix was sorted are not seen; RocksDB skips them anyway (newer than
+// the reader's sequence).
+struct PrefixLists {
+  struct Bucket {
+    int64_t prefix = -1;
+    std::shared_ptr<const memtable_internal::SortedView> view;
+    size_t size() const { return view == nullptr ? 0 : view->size(); }
+    const char* entry(size_t i) const { return view->entry(i); }
+  };
+  Bucket Find(const Slice& internal_key, const Bucket& at) const {
+    const uint32_t prefix = PrefixOf(UserKeyOf(internal_key));
+    return at.view != nullptr && at.prefix == prefix ? at : Load(prefix);
+  }
+  Bucket After(const Bucket& b) const;
+  Bucket Before(const Bucket& b) const;
+  Bucket First() const { return After(Bucket{}); }
+  Bucket Last() const { return Before(Bucket{int64_t{1} << 16, nullptr}); }
+  size_t LowerBound(const Bucket& b, const Slice& internal_key) const {
+    return b.view->LowerBound(internal_key);
+  }
+  size_t UpperBound(const Bucket& b, const Slice& internal_key) const {
+    return b.view->UpperBound(internal_key);
+  }
+  // Bucket{} for -1.
+  Bucket Load(int64_t prefix) const;
 
- private:
-  static constexpr int64_t kNone = -1;
-  enum class End { kFirst, kLast };
-  // Positions on the first or last entry of `bucket`, a non-empty one, or
-  // makes the iterator invalid for kNone.
-  void Enter(int64_t bucket, End end);
-  void Load(uint32_t bucket);
-
-  const HashedVectorRep* rep_;
-  uint32_t bucket_ = 0;
-  std::unique_ptr<const memtable_internal::SortedView> view_;
-  size_t pos_ = 0;
+  const HashedVectorRep* rep;
 };
+using BucketIterator = memtable_internal::BucketWalker<PrefixLists>;
 
 class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource {
  public:
@@ -222,14 +227,14 @@ class HashedVectorRep : public MemTableRep, public memtable_internal::ViewSource
       immutable = immutable_;
     }
     if (bucketed() && !immutable) {
-      if (arena == nullptr) return new BucketIterator(this);
-      return new (IteratorStorage()) BucketIterator(this);
+      if (arena == nullptr) return new BucketIterator(PrefixLists{this});
+      return new (IteratorStorage()) BucketIterator(PrefixLists{this});
     }
     if (arena == nullptr) return new memtable_internal::SortedIterator(this);
     return new (IteratorStorage()) memtable_internal::SortedIterator(this);
   }
 
-  // For BucketIterator: a copy of one prefix's entries (unsorted), and the
+  // For PrefixLists: a copy of one prefix's entries (unsorted), and the
   // nearest non-empty prefix after / before one (-1 if there is none).
   std::vector<const char*> BucketEntries(uint32_t bucket) const {
     std::lock_guard lock(lists_mu_);
@@ -332,57 +337,19 @@ void KeyIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) 
   while (pos_ < matches_.size() && cmp(matches_[pos_], internal_key) < 0) ++pos_;
 }
 
-void BucketIterator::Load(uint32_t bucket) {
-  if (view_ != nullptr && bucket_ == bucket) return;
-  bucket_ = bucket;
-  view_ = std::make_unique<const memtable_internal::SortedView>(rep_->BucketEntries(bucket),
-                                                                rep_->cmp(), /*prefix_sort=*/true);
+PrefixLists::Bucket PrefixLists::After(const Bucket& b) const {
+  return Load(rep->NonEmptyBucketAfter(b.prefix));
 }
 
-void BucketIterator::Enter(int64_t bucket, End end) {
-  pos_ = 0;
-  if (bucket == kNone) {
-    view_.reset();
-    return;
-  }
-  Load(static_cast<uint32_t>(bucket));
-  if (end == End::kLast && view_->size() > 0) pos_ = view_->size() - 1;
+PrefixLists::Bucket PrefixLists::Before(const Bucket& b) const {
+  return Load(rep->NonEmptyBucketBefore(b.prefix));
 }
 
-void BucketIterator::Next() {
-  if (++pos_ < view_->size()) return;
-  Enter(rep_->NonEmptyBucketAfter(bucket_), End::kFirst);
-}
-
-// Before the first entry the iterator becomes invalid, as RocksDB's own.
-void BucketIterator::Prev() {
-  if (pos_ > 0) {
-    --pos_;
-    return;
-  }
-  Enter(rep_->NonEmptyBucketBefore(bucket_), End::kLast);
-}
-
-void BucketIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
-  Load(PrefixOf(UserKeyOf(internal_key)));
-  pos_ = view_->LowerBound(internal_key);
-  if (pos_ == view_->size()) Enter(rep_->NonEmptyBucketAfter(bucket_), End::kFirst);
-}
-
-void BucketIterator::SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) {
-  Load(PrefixOf(UserKeyOf(internal_key)));
-  const size_t after = view_->UpperBound(internal_key);
-  if (after > 0) {
-    pos_ = after - 1;
-    return;
-  }
-  Enter(rep_->NonEmptyBucketBefore(bucket_), End::kLast);
-}
-
-void BucketIterator::SeekToFirst() { Enter(rep_->NonEmptyBucketAfter(kNone), End::kFirst); }
-
-void BucketIterator::SeekToLast() {
-  Enter(rep_->NonEmptyBucketBefore(int64_t{1} << 16), End::kLast);
+PrefixLists::Bucket PrefixLists::Load(int64_t prefix) const {
+  if (prefix < 0) return {};
+  return {prefix, std::make_shared<const memtable_internal::SortedView>(
+                      rep->BucketEntries(static_cast<uint32_t>(prefix)), rep->cmp(),
+                      /*prefix_sort=*/true)};
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "memtable_arena.h"
+#include "memtable_bucket_walk.h"
 
 namespace crawlfront {
 namespace {
@@ -99,47 +100,29 @@ struct alignas(128) Bucket {
   }
 };
 
-// What an iterator holds of one bucket.
-struct BucketView {
-  std::string_view prefix;
-  std::shared_ptr<const Run> run;  // keeps `entries` alive; null: no such bucket
-  std::span<const char* const> entries;
-};
-
 class PrefixBucketRep;
 
-class BucketIterator : public MemTableRep::Iterator {
- public:
-  explicit BucketIterator(const PrefixBucketRep* rep) : rep_(rep) {}
-  void Reset(const PrefixBucketRep* rep) {
-    rep_ = rep;
-    at_ = {};
-    pos_ = 0;
-  }
+// The rep's buckets for BucketWalker: one host's entries each.
+struct HostBuckets {
+  struct Bucket {
+    std::string_view prefix;  // also of a bucket the rep does not have
+    std::shared_ptr<const Run> run;  // keeps `entries` alive
+    std::span<const char* const> entries;
+    size_t size() const { return entries.size(); }
+    const char* entry(size_t i) const { return entries[i]; }
+  };
+  Bucket Find(const Slice& internal_key, const Bucket& at) const;
+  Bucket After(const Bucket& b) const;
+  Bucket Before(const Bucket& b) const;
+  Bucket First() const;
+  Bucket Last() const;
+  size_t LowerBound(const Bucket& b, const Slice& internal_key) const;
+  size_t UpperBound(const Bucket& b, const Slice& internal_key) const;
 
-  bool Valid() const override { return pos_ < at_.entries.size(); }
-  const char* key() const override { return at_.entries[pos_]; }
-  void Next() override;
-  void Prev() override;
-  void Seek(const Slice& internal_key, const char* memtable_key) override;
-  void SeekForPrev(const Slice& internal_key, const char* memtable_key) override;
-  void SeekToFirst() override;
-  void SeekToLast() override;
-
- private:
-  void EnterFirst(BucketView v) {
-    at_ = std::move(v);
-    pos_ = 0;
-  }
-  void EnterLast(BucketView v) {
-    at_ = std::move(v);
-    pos_ = at_.entries.empty() ? 0 : at_.entries.size() - 1;  // buckets are never empty
-  }
-
-  const PrefixBucketRep* rep_;
-  BucketView at_;
-  size_t pos_ = 0;
+  const PrefixBucketRep* rep;
 };
+using BucketIterator = memtable_internal::BucketWalker<HostBuckets>;
+using BucketView = HostBuckets::Bucket;
 
 class PrefixBucketRep : public MemTableRep {
  public:
@@ -191,15 +174,15 @@ class PrefixBucketRep : public MemTableRep {
   }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
-    if (arena == nullptr) return new BucketIterator(this);
-    return new (IteratorStorage()) BucketIterator(this);
+    if (arena == nullptr) return new BucketIterator(HostBuckets{this});
+    return new (IteratorStorage()) BucketIterator(HostBuckets{this});
   }
   Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
     if (arena != nullptr) return GetIterator(arena);
     // RocksDB's default Get, which never deletes what it gets here (see
     // hashed_vector_rep.cc): one iterator per thread, reused.
-    thread_local BucketIterator it(nullptr);
-    it.Reset(this);
+    thread_local BucketIterator it(HostBuckets{nullptr});
+    it.Reset(HostBuckets{this});
     return &it;
   }
 
@@ -210,11 +193,12 @@ class PrefixBucketRep : public MemTableRep {
   }
   const KeyComparator& cmp() const { return cmp_; }
 
+  // The bucket of `prefix`, empty but placed if the rep has none.
   BucketView Find(std::string_view prefix) const {
     const uint64_t hash = XXH3_64bits(prefix.data(), prefix.size());
     std::lock_guard lock(mu_);
     Bucket* b = Lookup(prefix, hash);
-    return b == nullptr ? BucketView{} : ViewOf(*b);
+    return b == nullptr ? BucketView{prefix, nullptr, {}} : ViewOf(*b);
   }
   BucketView After(std::string_view prefix) const {
     std::lock_guard lock(mu_);
@@ -332,48 +316,27 @@ class PrefixBucketRep : public MemTableRep {
   std::vector<std::unique_ptr<std::byte[]>> storage_;
 };
 
-void BucketIterator::Next() {
-  if (++pos_ == at_.entries.size()) EnterFirst(rep_->After(at_.prefix));
+HostBuckets::Bucket HostBuckets::Find(const Slice& internal_key, const Bucket&) const {
+  return rep->Find(rep->BucketOf(internal_key));
 }
+HostBuckets::Bucket HostBuckets::After(const Bucket& b) const { return rep->After(b.prefix); }
+HostBuckets::Bucket HostBuckets::Before(const Bucket& b) const { return rep->Before(b.prefix); }
+HostBuckets::Bucket HostBuckets::First() const { return rep->First(); }
+HostBuckets::Bucket HostBuckets::Last() const { return rep->Last(); }
 
-void BucketIterator::Prev() {
-  if (pos_ == 0) {
-    EnterLast(rep_->Before(at_.prefix));
-  } else {
-    --pos_;
-  }
-}
-
-// Buckets before the target's hold only smaller keys and buckets after it
-// only larger ones (prefixes are self-delimiting), so a seek looks in the
-// target's own bucket, then at the neighbouring one.
-void BucketIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
-  const std::string_view prefix = rep_->BucketOf(internal_key);
-  at_ = rep_->Find(prefix);
-  const auto& cmp = rep_->cmp();
-  auto it = std::partition_point(at_.entries.begin(), at_.entries.end(),
+size_t HostBuckets::LowerBound(const Bucket& b, const Slice& internal_key) const {
+  const auto& cmp = rep->cmp();
+  auto it = std::partition_point(b.entries.begin(), b.entries.end(),
                                  [&](const char* e) { return cmp(e, internal_key) < 0; });
-  pos_ = static_cast<size_t>(it - at_.entries.begin());
-  if (pos_ < at_.entries.size()) return;
-  EnterFirst(rep_->After(prefix));
+  return static_cast<size_t>(it - b.entries.begin());
 }
 
-void BucketIterator::SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) {
-  const std::string_view prefix = rep_->BucketOf(internal_key);
-  at_ = rep_->Find(prefix);
-  const auto& cmp = rep_->cmp();
-  auto it = std::partition_point(at_.entries.begin(), at_.entries.end(),
+size_t HostBuckets::UpperBound(const Bucket& b, const Slice& internal_key) const {
+  const auto& cmp = rep->cmp();
+  auto it = std::partition_point(b.entries.begin(), b.entries.end(),
                                  [&](const char* e) { return cmp(e, internal_key) <= 0; });
-  pos_ = static_cast<size_t>(it - at_.entries.begin());
-  if (pos_ > 0) {
-    --pos_;
-    return;
-  }
-  EnterLast(rep_->Before(prefix));
+  return static_cast<size_t>(it - b.entries.begin());
 }
-
-void BucketIterator::SeekToFirst() { EnterFirst(rep_->First()); }
-void BucketIterator::SeekToLast() { EnterLast(rep_->Last()); }
 
 }  // namespace
 
