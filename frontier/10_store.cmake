@@ -1,6 +1,7 @@
-crawlfront_module(NAME store SOURCES src/store.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
+crawlfront_module(NAME store SOURCES src/store.cc src/wal_syncer.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
                           src/memtable_arena.cc src/prefix_bucket_rep.cc
-                  DEPS crawlfront_status crawlfront_bloom RocksDB::rocksdb-shared PkgConfig::XXHASH)
+                  DEPS crawlfront_status crawlfront_bloom RocksDB::rocksdb-shared PkgConfig::XXHASH
+                       spdlog::spdlog fmt::fmt)
 crawlfront_module(NAME seen_set
                   SOURCES src/seen_set.cc src/seen_cache.cc src/seen_insert.cc src/seen_keys.cc src/seen_load.cc
                           src/seen_maintenance.cc src/seen_scan.cc

@@ -116,7 +116,9 @@ TEST(BfStoreTest, CaptureIntoPreparedMemoryMatchesAFreshCapture) {
       EXPECT_EQ(image.chunks[i].key, fresh.chunks[i].key) << i;
       EXPECT_EQ(image.chunks[i].bits, fresh.chunks[i].bits) << i;
     }
-    if (prepared == &fits) EXPECT_EQ(image.data, fits_data);
+    if (prepared == &fits) {
+      EXPECT_EQ(image.data, fits_data);
+    }
   }
 }
 

@@ -49,9 +49,29 @@ void SeenSection(std::string* out, SeenSet& seen) {
   Line(out, "seen_max_fill_ratio", buf);
 }
 
+const char* DurabilityName(Durability d) {
+  switch (d) {
+    case Durability::kWal: return "wal";
+    case Durability::kEverySec: return "everysec";
+    case Durability::kFsync: return "fsync";
+  }
+  return "?";
+}
+
+// Redis's section name, so tools that read `INFO persistence` find it.
+void PersistenceSection(std::string* out, const Store& store) {
+  const WalSyncStats w = store.wal_sync_stats();
+  out->append("# Persistence\r\n");
+  Line(out, "durability", DurabilityName(store.durability()));
+  Line(out, "wal_syncs", std::to_string(w.syncs));
+  Line(out, "wal_sync_errors", std::to_string(w.errors));
+  Line(out, "wal_sync_failed", w.failing ? "1" : "0");
+}
+
 }  // namespace
 
-// Sections: "crawl" (all crawls together), "crawl:ID" (one crawl), "seen".
+// Sections: "crawl" (all crawls together), "crawl:ID" (one crawl), "seen",
+// "persistence".
 std::string FrontierNode::RenderInfo(std::string_view section) {
   std::string out;
   if (section.empty() || section == "all" || section == "everything" || section == "crawl") {
@@ -64,6 +84,11 @@ std::string FrontierNode::RenderInfo(std::string_view section) {
   if (section.empty() || section == "all" || section == "everything" || section == "seen") {
     if (!out.empty()) out += "\r\n";
     SeenSection(&out, *seen_);
+  }
+  if (section.empty() || section == "all" || section == "everything" ||
+      section == "persistence") {
+    if (!out.empty()) out += "\r\n";
+    PersistenceSection(&out, *store_);
   }
   return out;
 }
@@ -101,6 +126,8 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
                                  ps.estimated_fp_rate, ps.rebuilds, ps.rebuilding,
                                  ps.last_snapshot_unix_ms});
   }
+  const WalSyncStats w = store_->wal_sync_stats();
+  s.persistence = {DurabilityName(store_->durability()), w.syncs, w.errors, w.failing};
   s.rebuild.running = ss.rebuilds_running > 0;
   s.rebuild.done = ss.rebuilds_running;
   s.rebuild.runs_completed = ss.rebuilds_done;

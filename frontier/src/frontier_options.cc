@@ -36,9 +36,11 @@ void AddServerKeys(ConfigTable<F>* t) {
 
 void AddDataKeys(ConfigTable<F>* t) {
   t->Add("data.dir", &F::data_dir, "frontier-data", "RocksDB directory; created if missing.");
-  t->AddEnum("data.durability", &F::durability, "wal", {"wal", "fsync"},
-             "wal: an acknowledged write survives kill -9; fsync: also power loss (group "
-             "commit, slower).");
+  t->AddEnum("data.durability", &F::durability, "everysec", {"wal", "everysec", "fsync"},
+             "wal: an acknowledged write survives kill -9; everysec: and the WAL is fsynced "
+             "every second, so power loss loses at most about a second (Redis's appendfsync "
+             "everysec); fsync: an acknowledged write survives power loss too (group commit, "
+             "slower).");
   t->Add("data.block_cache_bytes", &F::block_cache_bytes, int64_t{256} << 20, 1 << 20,
          int64_t{1} << 40, "RocksDB block cache; more keeps more of the exact seen-set in RAM.");
 }
@@ -148,7 +150,9 @@ const std::vector<FlagAlias>& FrontierFlagAliases() {
 
 StoreOptions StoreOptionsOf(const F& o) {
   StoreOptions s;
-  s.durability = o.durability == "fsync" ? Durability::kFsync : Durability::kWal;
+  s.durability = o.durability == "fsync"      ? Durability::kFsync
+                 : o.durability == "everysec" ? Durability::kEverySec
+                                              : Durability::kWal;
   s.block_cache_bytes = o.block_cache_bytes;
   return s;
 }

@@ -44,6 +44,10 @@ TEST(FrontierOptionsTest, ConversionsCarryValues) {
   ASSERT_TRUE(FrontierConfigTable().ApplyOverride("url.host_key=registered-domain", &o).ok());
   EXPECT_EQ(SeenSetOptionsOf(o).mode, SeenMode::kBloomOnly);
   EXPECT_EQ(StoreOptionsOf(o).durability, Durability::kFsync);
+  EXPECT_EQ(StoreOptionsOf(FrontierConfigTable().Defaults()).durability, Durability::kEverySec);
+  FrontierOptions wal = FrontierConfigTable().Defaults();
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("data.durability=wal", &wal).ok());
+  EXPECT_EQ(StoreOptionsOf(wal).durability, Durability::kWal);
   EXPECT_EQ(CrawlOptionsOf(o).default_delay.count(), 250);
   EXPECT_EQ(CrawlOptionsOf(o).url.host_key_mode, HostKeyMode::kRegisteredDomain);
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.mode=fast", &o).ok());

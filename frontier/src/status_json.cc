@@ -156,6 +156,13 @@ json::array CrawlsJson(const std::vector<CrawlStatus>& crawls) {
   return out;
 }
 
+json::object PersistenceJson(const PersistenceStatus& p) {
+  return {{"durability", Text(p.durability)},
+          {"wal_syncs", p.wal_syncs},
+          {"wal_sync_errors", p.wal_sync_errors},
+          {"wal_sync_failed", p.wal_sync_failed}};
+}
+
 json::object SnapshotJson(const StatusSnapshot& s) {
   return {{"unix_ms", s.unix_ms},
           {"version", Text(s.version)},
@@ -164,6 +171,7 @@ json::object SnapshotJson(const StatusSnapshot& s) {
           {"finished", s.finished},
           {"totals", TotalsJson(s.totals)},
           {"seen", SeenJson(s.seen)},
+          {"persistence", PersistenceJson(s.persistence)},
           {"snapshot", TaskJson(s.snapshot)},
           {"rebuild", TaskJson(s.rebuild)},
           {"top_hosts", HostsJson(s.top_hosts)},

@@ -151,6 +151,16 @@ void WriteSeen(MetricWriter& w, const SeenSetStatus& seen, size_t top) {
   WritePartitionSeries(w, seen.partitions, top);
 }
 
+void WritePersistence(MetricWriter& w, const PersistenceStatus& p) {
+  w.Single("crawlfront_wal_syncs_total", "counter",
+           "Background fsyncs of the WAL (durability everysec).", D(p.wal_syncs));
+  w.Single("crawlfront_wal_sync_errors_total", "counter", "WAL fsyncs that failed.",
+           D(p.wal_sync_errors));
+  w.Single("crawlfront_wal_sync_failed", "gauge",
+           "1 after a failed WAL fsync: writes are refused until a restart.",
+           p.wal_sync_failed);
+}
+
 void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {
   const std::pair<std::string, const TaskProgress*> tasks[] = {{"snapshot", &s.snapshot},
                                                                {"rebuild", &s.rebuild}};
@@ -224,6 +234,7 @@ std::string RenderPrometheusMetrics(const StatusSnapshot& snapshot,
            snapshot.finished);
   WriteTotals(w, snapshot.totals);
   WriteSeen(w, snapshot.seen, top_partitions);
+  WritePersistence(w, snapshot.persistence);
   WriteTasks(w, snapshot);
   WriteWorkers(w, snapshot.workers);
   WriteCrawls(w, snapshot.crawls);

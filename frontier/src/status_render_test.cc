@@ -130,6 +130,9 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(seen.at("fullest").as_array().size(), kStatusTopPartitions);
   EXPECT_EQ(seen.at("fullest").at(0).at("id").to_number<uint32_t>(), 63u);
   EXPECT_EQ(seen.at("summary").at("rebuilding").to_number<int>(), 1);
+  EXPECT_EQ(s.at("persistence").at("durability").as_string(), "everysec");
+  EXPECT_EQ(s.at("persistence").at("wal_syncs").to_number<uint64_t>(), 7777u);
+  EXPECT_EQ(s.at("persistence").at("wal_sync_failed").as_bool(), true);
   EXPECT_EQ(s.at("snapshot").at("text").as_string(), DescribeTask(snap.snapshot));
   EXPECT_EQ(s.at("rebuild").at("last_error").as_string(), snap.rebuild.last_error);
   // Crawled strings survive escaping intact.
@@ -190,6 +193,10 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_leases_expired_total"],
             std::to_string(snap.totals.leases_expired));
   EXPECT_EQ(single["crawlfront_urls_dropped_total"], std::to_string(snap.totals.urls_dropped));
+  EXPECT_EQ(m.types["crawlfront_wal_syncs_total"], "counter");
+  EXPECT_EQ(single["crawlfront_wal_syncs_total"], "7777");
+  EXPECT_EQ(single["crawlfront_wal_sync_errors_total"], "2");
+  EXPECT_EQ(single["crawlfront_wal_sync_failed"], "1");
   EXPECT_EQ(partition_series, 10u);
   EXPECT_EQ(evil_worker, snap.workers[0].id);  // escaped, and unescapes back
 }

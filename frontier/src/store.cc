@@ -9,6 +9,8 @@
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
+#include "wal_syncer.h"
+
 namespace crawlfront {
 namespace {
 
@@ -116,6 +118,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = options.background_jobs;
+  if (options.env) db_options.env = options.env.get();
   db_options.bytes_per_sync = 1 << 20;
   db_options.enable_pipelined_write = true;
   // A column family written rarely (crawl counters, user filters) would pin
@@ -143,11 +146,18 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   store->db_.reset(raw);
   for (size_t i = 0; i < handles.size(); ++i) store->handles_[i] = handles[i];
   store->write_options_.sync = options.durability == Durability::kFsync;
+  if (options.durability == Durability::kEverySec) {
+    store->syncer_ = std::make_unique<WalSyncer>(raw, options.wal_sync_interval);
+  }
   return store;
 }
 
 Store::~Store() {
   if (!db_) return;
+  if (syncer_) {
+    syncer_.reset();
+    db_->SyncWAL().PermitUncheckedError();  // what the last interval wrote
+  }
   for (auto* h : handles_) {
     if (h) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   }
@@ -155,7 +165,13 @@ Store::~Store() {
 }
 
 Status Store::Write(rocksdb::WriteBatch* batch) {
+  if (syncer_ != nullptr && syncer_->failing()) return syncer_->Failure();
   return FromRocks(db_->Write(write_options_, batch));
+}
+
+WalSyncStats Store::wal_sync_stats() const {
+  if (syncer_ == nullptr) return {};
+  return {syncer_->syncs(), syncer_->errors(), syncer_->failing()};
 }
 
 void WriteGroup::OnFailure(void (*fn)(void*), void* arg) {
@@ -193,6 +209,7 @@ Result<std::string> Store::GetMeta(std::string_view key) {
 }
 
 Status Store::PutMeta(std::string_view key, std::string_view value) {
+  if (syncer_ != nullptr && syncer_->failing()) return syncer_->Failure();
   return FromRocks(db_->Put(write_options_, cf(Cf::kMeta), rocksdb::Slice(key),
                             rocksdb::Slice(value)));
 }

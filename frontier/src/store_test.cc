@@ -2,11 +2,16 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 
 namespace crawlfront {
 namespace {
@@ -159,6 +164,151 @@ TEST_F(StoreDirTest, HintedColumnFamiliesKeepExactContents) {
   for (int c = 0; c < 3; ++c) EXPECT_EQ(Scan(cfs[c]), model[c]) << c;
   EXPECT_TRUE(Scan(Cf::kSeenLog).empty());
   EXPECT_TRUE(Scan(Cf::kUserBloom).empty());
+}
+
+}  // namespace
+}  // namespace crawlfront
+
+namespace crawlfront {
+namespace {
+
+// Fails Sync and Fsync of WAL files while `fail` is set.
+class FailingWalSyncFs : public rocksdb::FileSystemWrapper {
+ public:
+  explicit FailingWalSyncFs(std::shared_ptr<rocksdb::FileSystem> target)
+      : FileSystemWrapper(std::move(target)) {}
+  static const char* kClassName() { return "FailingWalSyncFs"; }
+  const char* Name() const override { return kClassName(); }
+
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->NewWritableFile(name, options, result, dbg);
+    if (s.ok() && name.ends_with(".log")) {
+      *result = std::make_unique<File>(std::move(*result), &fail);
+    }
+    return s;
+  }
+
+  std::atomic<bool> fail{false};
+
+ private:
+  class File : public rocksdb::FSWritableFileOwnerWrapper {
+   public:
+    File(std::unique_ptr<rocksdb::FSWritableFile> t, const std::atomic<bool>* fail)
+        : FSWritableFileOwnerWrapper(std::move(t)), fail_(fail) {}
+    rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
+      if (*fail_) return rocksdb::IOStatus::IOError("injected WAL sync failure");
+      return target()->Sync(o, d);
+    }
+    rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
+      if (*fail_) return rocksdb::IOStatus::IOError("injected WAL sync failure");
+      return target()->Fsync(o, d);
+    }
+
+   private:
+    const std::atomic<bool>* fail_;
+  };
+};
+
+std::filesystem::path FreshDir(const char* name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("store_test." + std::to_string(getpid()) + "." + name);
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+Status PutOne(Store& store, const std::string& key) {
+  rocksdb::WriteBatch batch;
+  batch.Put(store.cf(Cf::kMeta), key, "v");
+  return store.Write(&batch);
+}
+
+// Waits (at most 10 s) until pred() holds.
+template <class Pred>
+bool WaitFor(Pred pred) {
+  for (int i = 0; i < 1000 && !pred(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+TEST(StoreWalSyncTest, EverySecSyncsOnlyAfterWrites) {
+  auto dir = FreshDir("everysec");
+  StoreOptions o;
+  o.durability = Durability::kEverySec;
+  o.wal_sync_interval = std::chrono::milliseconds(20);
+  auto store = Store::Open(dir.string(), o);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Store& s = **store;
+  ASSERT_TRUE(PutOne(s, "a").ok());
+  ASSERT_TRUE(WaitFor([&] { return s.wal_sync_stats().syncs >= 1; }));
+  // Nothing written since: ten more intervals add no sync.
+  const uint64_t synced = s.wal_sync_stats().syncs;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(s.wal_sync_stats().syncs, synced);
+  ASSERT_TRUE(PutOne(s, "b").ok());
+  EXPECT_TRUE(WaitFor([&] { return s.wal_sync_stats().syncs > synced; }));
+  EXPECT_EQ(s.wal_sync_stats().errors, 0u);
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StoreWalSyncTest, WalModeHasNoSyncer) {
+  auto dir = FreshDir("wal");
+  StoreOptions o;
+  o.durability = Durability::kWal;
+  o.wal_sync_interval = std::chrono::milliseconds(10);
+  auto store = Store::Open(dir.string(), o);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(PutOne(**store, "a").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ((*store)->wal_sync_stats().syncs, 0u);
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
+// After a failed WAL sync writes are refused with the reason, also once the
+// disk works again (RocksDB refuses them until the database is reopened);
+// nothing acknowledged before is lost.
+TEST(StoreWalSyncTest, FailedSyncRefusesWritesAndLosesNothingAcknowledged) {
+  auto dir = FreshDir("failing");
+  auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
+  StoreOptions o;
+  o.durability = Durability::kEverySec;
+  o.wal_sync_interval = std::chrono::milliseconds(20);
+  o.env = std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs).release());
+  {
+    auto store = Store::Open(dir.string(), o);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    Store& s = **store;
+    ASSERT_TRUE(PutOne(s, "before").ok());
+    fs->fail = true;
+    ASSERT_TRUE(PutOne(s, "unsynced").ok());  // the next sync fails
+    ASSERT_TRUE(WaitFor([&] { return s.wal_sync_stats().failing; }));
+    EXPECT_GE(s.wal_sync_stats().errors, 1u);
+    Status refused = PutOne(s, "refused");
+    EXPECT_EQ(refused.code(), Status::Code::kIoError);
+    EXPECT_NE(refused.message().find("WAL fsync failed"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("injected"), std::string::npos) << refused.message();
+    EXPECT_FALSE(s.PutMeta("refused", "v").ok());
+    fs->fail = false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // five more intervals
+    EXPECT_TRUE(s.wal_sync_stats().failing);
+    EXPECT_EQ(PutOne(s, "refused").code(), Status::Code::kIoError);
+    rocksdb::WriteBatch batch;  // RocksDB refuses it too
+    batch.Put(s.cf(Cf::kMeta), "refused", "v");
+    EXPECT_FALSE(s.db()->Write(rocksdb::WriteOptions(), &batch).ok());
+  }
+  o.env.reset();
+  auto reopened = Store::Open(dir.string(), StoreOptions{});
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  for (const char* key : {"before", "unsynced"}) {
+    EXPECT_TRUE((*reopened)->GetMeta(key).ok()) << key;
+  }
+  EXPECT_FALSE((*reopened)->GetMeta("refused").ok());
+  reopened->reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -22,11 +22,10 @@ trap cleanup EXIT
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 fport=$(sed -n 's/^resp=//p' "$work/port")
-rport=$((20000 + RANDOM % 20000))
-redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly yes --appendfsync everysec \
-  --dir "$work" --daemonize no >"$work/redis.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.1; done
+source tests/bench/redis_wait.sh
+start_redis_server "$work" "$work/redis.log" --save '' --appendonly yes --appendfsync everysec
+pids+=("$redis_pid")
+rport=$redis_port
 redis-cli -p "$fport" BF.RESERVE bench 0.01 100000000 >/dev/null
 
 rate() {  # port, pipeline, command...: prints requests/s (RATE_N requests, default N)
@@ -34,8 +33,8 @@ rate() {  # port, pipeline, command...: prints requests/s (RATE_N requests, defa
   redis-benchmark -h 127.0.0.1 -p "$port" -c 50 -n "${RATE_N:-$N}" -P "$p" -r 100000000 -q "$@" 2>/dev/null |
     tr '\r' '\n' | sed -n 's/.*: \([0-9.]*\) requests per second.*/\1/p' | tail -1
 }
-# A rewrite child started by a Redis row must not run into the next run.
-source tests/bench/redis_wait.sh
+# A rewrite child started by a Redis row must not run into the next run
+# (wait_rewrite, redis_wait.sh).
 median() { python3 -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
 # compare LABEL SCALE REQUESTS PIPELINE crawlfront-args... "|" redis-args...
 # Prints the medians over ROUNDS alternating runs (times SCALE) and their ratio.

@@ -64,13 +64,11 @@ start_crawlfront() {  # sets server_pid, server_port
 }
 
 start_redis() {  # sets server_pid, server_port
-  server_port=$((20000 + RANDOM % 20000))
   mkdir -p "$work/redis"
-  redis-server --port "$server_port" --bind 127.0.0.1 --save '' --appendonly yes \
-    --appendfsync everysec --dir "$work/redis" --daemonize no >"$work/redis.log" 2>&1 &
-  server_pid=$!; pids+=("$server_pid")
-  for _ in $(seq 100); do redis-cli -p "$server_port" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
-  cat "$work/redis.log" >&2; return 1
+  start_redis_server "$work/redis" "$work/redis.log" --save '' --appendonly yes \
+    --appendfsync everysec || return 1
+  server_pid=$redis_pid; pids+=("$server_pid")
+  server_port=$redis_port
 }
 
 # target phase args...: runs one load, prints its line plus server CPU per URL,

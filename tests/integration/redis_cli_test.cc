@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <map>
+
 #include "daemon.h"
 #include "integ_util.h"
 
@@ -125,6 +127,30 @@ TEST_F(RedisCliTest, FrontierAddLeaseDoneRoundTrip) {
   EXPECT_EQ(info["urls_done"], "1");
   EXPECT_EQ(info["fetched_2xx"], "1");
   EXPECT_EQ(info["finished"], "1");
+}
+
+// The default durability fsyncs the WAL every second after writes, and
+// `INFO persistence` says so.
+TEST_F(RedisCliTest, InfoPersistenceShowsTheWalSyncs) {
+  auto info = [&] {
+    std::map<std::string, std::string> fields;
+    for (const auto& l : Cli({"INFO", "persistence"})) {
+      auto colon = l.find(':');
+      if (colon != std::string::npos) fields[l.substr(0, colon)] = l.substr(colon + 1);
+    }
+    return fields;
+  };
+  EXPECT_EQ(info()["durability"], "everysec");
+  EXPECT_EQ(Cli({"FRONTIER.ADD", "http://127.0.0.1:1/a"}), V{"1"});
+  std::map<std::string, std::string> after;
+  for (int i = 0; i < 100; ++i) {  // the first sync comes within a second
+    after = info();
+    if (after["wal_syncs"] != "0") break;
+    usleep(100'000);
+  }
+  EXPECT_NE(after["wal_syncs"], "0");
+  EXPECT_EQ(after["wal_sync_errors"], "0");
+  EXPECT_EQ(after["wal_sync_failed"], "0");
 }
 
 TEST_F(RedisCliTest, ErrorsAreRedisStyle) {

@@ -103,6 +103,14 @@ struct CrawlStatus {
   uint64_t urls_failed = 0;
 };
 
+// How acknowledged writes are kept (docs/operations.md, durability).
+struct PersistenceStatus {
+  std::string durability;  // "wal", "everysec" or "fsync"
+  uint64_t wal_syncs = 0;  // background WAL fsyncs (everysec)
+  uint64_t wal_sync_errors = 0;
+  bool wal_sync_failed = false;  // writes are refused until a restart
+};
+
 struct StatusSnapshot {
   int64_t unix_ms = 0;  // when the snapshot was taken
   std::string version;  // crawlfront version string
@@ -111,6 +119,7 @@ struct StatusSnapshot {
   bool finished = false;  // every crawl drained
   StatusTotals totals;
   SeenSetStatus seen;
+  PersistenceStatus persistence;
   TaskProgress snapshot;                  // Bloom snapshots to RocksDB (unit: partitions)
   TaskProgress rebuild;                   // online filter rebuilds (unit: partitions)
   std::vector<HostStatus> top_hosts;      // by queue size, largest first

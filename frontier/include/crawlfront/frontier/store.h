@@ -6,6 +6,7 @@
 
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -21,9 +22,15 @@
 
 namespace crawlfront {
 
+class WalSyncer;
+
 enum class Durability {
-  kWal,    // acknowledged = in the WAL (survives kill -9, not power loss)
-  kFsync,  // acknowledged = WAL fsynced (group commit across writers)
+  kWal,       // acknowledged = in the WAL (survives kill -9; power loss
+              // loses what the kernel had not written back, up to ~30 s)
+  kEverySec,  // kWal, and the WAL is fsynced every second (WalSyncer):
+              // power loss loses at most about a second, as with Redis's
+              // appendfsync everysec
+  kFsync,     // acknowledged = WAL fsynced (group commit across writers)
 };
 
 // kMeta, kQueue, kHost and kLease use memtable insert hints and so must
@@ -42,8 +49,10 @@ enum class Cf : int {
 };
 
 struct StoreOptions {
-  // Commit mode for every write. Default: kWal.
-  Durability durability = Durability::kWal;
+  // Commit mode for every write. Default: kEverySec.
+  Durability durability = Durability::kEverySec;
+  // kEverySec's period (tests shorten it). Default: 1 s.
+  std::chrono::milliseconds wal_sync_interval{1000};
   // RocksDB block cache for reads of seen fingerprints and queues.
   // Larger keeps more of the exact set in RAM. Default: 256 MiB.
   uint64_t block_cache_bytes = 256ull << 20;
@@ -53,6 +62,15 @@ struct StoreOptions {
   uint64_t write_buffer_bytes = 64ull << 20;
   // Background threads for flush and compaction. Default: 2.
   int background_jobs = 2;
+  // RocksDB's Env; null: the default. Tests inject file system faults.
+  std::shared_ptr<rocksdb::Env> env;
+};
+
+// kEverySec's background syncs, for INFO and the status page.
+struct WalSyncStats {
+  uint64_t syncs = 0;
+  uint64_t errors = 0;
+  bool failing = false;  // writes are refused until a sync succeeds
 };
 
 class Store {
@@ -73,8 +91,11 @@ class Store {
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
   const std::string& dir() const { return dir_; }
   Durability durability() const { return durability_; }
+  // Zeros unless kEverySec.
+  WalSyncStats wal_sync_stats() const;
 
-  // Commits `batch`; converts RocksDB errors to IoError.
+  // Commits `batch`; converts RocksDB errors to IoError. IoError without
+  // writing while kEverySec's syncs fail.
   Status Write(rocksdb::WriteBatch* batch);
   // Reads kMeta[key]; NotFound if absent.
   Result<std::string> GetMeta(std::string_view key);
@@ -90,6 +111,7 @@ class Store {
   std::unique_ptr<rocksdb::DB> db_;
   std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
   rocksdb::WriteOptions write_options_;
+  std::unique_ptr<WalSyncer> syncer_;  // kEverySec only
 };
 
 // Group commit: writes that several callers add to one WriteBatch and that
