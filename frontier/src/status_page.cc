@@ -128,7 +128,8 @@ std::string RenderDashboardPage(const StatusSnapshot* snapshot) {
   Fill(page, "SEEN", SeenRows(s.seen));
   Fill(page, "TASKS",
        Row({"snapshot", DescribeTask(s.snapshot)}) +
-           Row({"rebuild", DescribeTask(s.rebuild)}));
+           Row({"rebuild", DescribeTask(s.rebuild)}) +
+           Row({"durability", HtmlEscape(DescribePersistence(s.persistence))}));
   Fill(page, "HOSTS", HostRows(s.top_hosts));
   Fill(page, "WORKERS", WorkerRows(s.workers));
   Fill(page, "CRAWLS", CrawlRows(s.crawls));

@@ -32,6 +32,8 @@ std::vector<size_t> FullestPartitions(const std::vector<SeenPartitionStatus>& pa
 
 // "snapshot 512/1024" style text: "idle", "running 3/8 (detail)", ...
 std::string DescribeTask(const TaskProgress& task);
+// "everysec: 42 WAL fsyncs", or the failure an operator must act on.
+std::string DescribePersistence(const PersistenceStatus& p);
 
 // The newest `max` entries of `items` as a [first, last) index range.
 template <typename T>

@@ -84,6 +84,17 @@ TEST(StatusSummaryTest, DescribeTaskShowsProgress) {
   EXPECT_EQ(DescribeTask(t), "running 512/? (p7)");
 }
 
+TEST(StatusSummaryTest, DescribePersistenceNamesModeAndFailure) {
+  PersistenceStatus p{"everysec", 42, 0, false};
+  EXPECT_EQ(DescribePersistence(p), "everysec: 42 WAL fsyncs");
+  p.wal_sync_failed = true;
+  EXPECT_EQ(DescribePersistence(p),
+            "everysec: WAL fsync FAILED, writes are refused until a restart");
+  EXPECT_EQ(DescribePersistence({"wal", 0, 0, false}),
+            "wal: WAL not fsynced (the kernel writes it back)");
+  EXPECT_EQ(DescribePersistence({"fsync", 0, 0, false}), "fsync: every write fsynced");
+}
+
 TEST(RateHistoryTest, RatesFromCounterDeltas) {
   RateHistory h(3);
   h.Add(1000, 10, 100, 1);
@@ -227,6 +238,7 @@ TEST(StatusPageTest, CrawledStringsAreEscaped) {
   EXPECT_NE(page.find("crawl&lt;script&gt;"), std::string::npos);
   EXPECT_NE(page.find("http://x/&lt;script&gt;"), std::string::npos);
   EXPECT_NE(page.find("running 512/1024 (partition 17)"), std::string::npos);
+  EXPECT_NE(page.find("everysec: WAL fsync FAILED"), std::string::npos);
   EXPECT_EQ(page.find("<!--CF:"), std::string::npos);  // every marker filled
 }
 

@@ -56,4 +56,12 @@ std::string DescribeTask(const TaskProgress& task) {
   return out;
 }
 
+std::string DescribePersistence(const PersistenceStatus& p) {
+  std::string out = p.durability + ": ";
+  if (p.wal_sync_failed) return out + "WAL fsync FAILED, writes are refused until a restart";
+  if (p.durability == "everysec") return out + std::to_string(p.wal_syncs) + " WAL fsyncs";
+  if (p.durability == "fsync") return out + "every write fsynced";
+  return out + "WAL not fsynced (the kernel writes it back)";
+}
+
 }  // namespace crawlfront

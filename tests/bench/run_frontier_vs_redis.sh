@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Frontier work against crawl-frontier (data.durability=wal) and against a
-# scrapy-redis style frontier on redis-server (appendonly, everysec), the same
+# Frontier work against crawl-frontier (data.durability=everysec: WAL fsynced
+# every second) and against a scrapy-redis style frontier on redis-server
+# (appendonly, appendfsync everysec: the same durability), the same
 # load from build/bench/frontier_load, a fresh server each:
 #   1. add URLS URLs over HOSTS hosts, 10% duplicates (FRONTIER.ADD x100 vs
 #      SADD fingerprint + ZADD queue, pipelined per batch of 100);
@@ -16,7 +17,8 @@
 # Environment: BUILD_DIR (build), LOAD (default $BUILD_DIR/bench/frontier_load),
 #   THREADS add client threads (4), WORKERS lease workers (8),
 #   FRONTIER the crawl-frontier binary ($BUILD_DIR/bin/crawl-frontier; e.g.
-#   an older build for an A/B), TARGETS which servers run ("crawlfront redis").
+#   an older build for an A/B), TARGETS which servers run ("crawlfront redis"),
+#   DURABILITY the frontier's data.durability (everysec).
 # The frontier runs without politeness (delay 0, robots off, 1000 leases per
 # host) because the Redis baseline has none. Everything on 127.0.0.1; every
 # process is stopped by PID; each load run is bounded by RUN_TIMEOUT (600 s).
@@ -31,6 +33,7 @@ WORKERS=${WORKERS:-8}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 FRONTIER=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
 TARGETS=${TARGETS:-crawlfront redis}
+DURABILITY=${DURABILITY:-everysec}
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
 pids=()
@@ -54,7 +57,7 @@ field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=
 
 start_crawlfront() {  # sets server_pid, server_port
   "$FRONTIER" --listen 127.0.0.1:0 --http "" --data-dir "$work/cf-data" \
-    --port-file "$work/cf.port" --log-level warn --set data.durability=wal \
+    --port-file "$work/cf.port" --log-level warn --set data.durability="$DURABILITY" \
     --set crawl.default_delay=0 --set crawl.respect_robots=false \
     --set crawl.max_inflight_per_host=1000 >"$work/frontier.log" 2>&1 &
   server_pid=$!; pids+=("$server_pid")
@@ -105,7 +108,8 @@ run_target() {  # target
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 }
 
-echo "$URLS URLs per add step over $HOSTS hosts; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$URLS URLs per add step over $HOSTS hosts; crawl-frontier data.durability=$DURABILITY;" \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $TARGETS; do run_target "$t"; done
 [[ " $TARGETS " == *" crawlfront "* && " $TARGETS " == *" redis "* ]] || exit 0
 echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
