@@ -143,6 +143,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   std::unique_ptr<Store> store(new Store());
   store->dir_ = dir;
   store->durability_ = options.durability;
+  store->env_ = options.env;
   store->db_.reset(raw);
   for (size_t i = 0; i < handles.size(); ++i) store->handles_[i] = handles[i];
   store->write_options_.sync = options.durability == Durability::kFsync;

@@ -224,6 +224,18 @@ Status PutOne(Store& store, const std::string& key) {
   return store.Write(&batch);
 }
 
+// A store of `durability` that syncs every 20 ms; null if it cannot open.
+std::unique_ptr<Store> OpenSyncing(const std::filesystem::path& dir, Durability durability,
+                                   std::shared_ptr<rocksdb::Env> env = nullptr) {
+  StoreOptions o;
+  o.durability = durability;
+  o.wal_sync_interval = std::chrono::milliseconds(20);
+  o.env = std::move(env);
+  auto store = Store::Open(dir.string(), o);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? std::move(store).value() : nullptr;
+}
+
 // Waits (at most 10 s) until pred() holds.
 template <class Pred>
 bool WaitFor(Pred pred) {
@@ -235,12 +247,9 @@ bool WaitFor(Pred pred) {
 
 TEST(StoreWalSyncTest, EverySecSyncsOnlyAfterWrites) {
   auto dir = FreshDir("everysec");
-  StoreOptions o;
-  o.durability = Durability::kEverySec;
-  o.wal_sync_interval = std::chrono::milliseconds(20);
-  auto store = Store::Open(dir.string(), o);
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  Store& s = **store;
+  auto store = OpenSyncing(dir, Durability::kEverySec);
+  ASSERT_NE(store, nullptr);
+  Store& s = *store;
   ASSERT_TRUE(PutOne(s, "a").ok());
   ASSERT_TRUE(WaitFor([&] { return s.wal_sync_stats().syncs >= 1; }));
   // Nothing written since: ten more intervals add no sync.
@@ -250,21 +259,18 @@ TEST(StoreWalSyncTest, EverySecSyncsOnlyAfterWrites) {
   ASSERT_TRUE(PutOne(s, "b").ok());
   EXPECT_TRUE(WaitFor([&] { return s.wal_sync_stats().syncs > synced; }));
   EXPECT_EQ(s.wal_sync_stats().errors, 0u);
-  store->reset();
+  store.reset();
   std::filesystem::remove_all(dir);
 }
 
 TEST(StoreWalSyncTest, WalModeHasNoSyncer) {
   auto dir = FreshDir("wal");
-  StoreOptions o;
-  o.durability = Durability::kWal;
-  o.wal_sync_interval = std::chrono::milliseconds(10);
-  auto store = Store::Open(dir.string(), o);
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  ASSERT_TRUE(PutOne(**store, "a").ok());
+  auto store = OpenSyncing(dir, Durability::kWal);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(PutOne(*store, "a").ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ((*store)->wal_sync_stats().syncs, 0u);
-  store->reset();
+  EXPECT_EQ(store->wal_sync_stats().syncs, 0u);
+  store.reset();
   std::filesystem::remove_all(dir);
 }
 
@@ -274,14 +280,11 @@ TEST(StoreWalSyncTest, WalModeHasNoSyncer) {
 TEST(StoreWalSyncTest, FailedSyncRefusesWritesAndLosesNothingAcknowledged) {
   auto dir = FreshDir("failing");
   auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
-  StoreOptions o;
-  o.durability = Durability::kEverySec;
-  o.wal_sync_interval = std::chrono::milliseconds(20);
-  o.env = std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs).release());
   {
-    auto store = Store::Open(dir.string(), o);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    Store& s = **store;
+    auto store = OpenSyncing(dir, Durability::kEverySec,
+                             std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+    ASSERT_NE(store, nullptr);
+    Store& s = *store;
     ASSERT_TRUE(PutOne(s, "before").ok());
     fs->fail = true;
     ASSERT_TRUE(PutOne(s, "unsynced").ok());  // the next sync fails
@@ -300,7 +303,6 @@ TEST(StoreWalSyncTest, FailedSyncRefusesWritesAndLosesNothingAcknowledged) {
     batch.Put(s.cf(Cf::kMeta), "refused", "v");
     EXPECT_FALSE(s.db()->Write(rocksdb::WriteOptions(), &batch).ok());
   }
-  o.env.reset();
   auto reopened = Store::Open(dir.string(), StoreOptions{});
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   for (const char* key : {"before", "unsynced"}) {

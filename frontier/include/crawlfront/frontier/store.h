@@ -62,7 +62,8 @@ struct StoreOptions {
   uint64_t write_buffer_bytes = 64ull << 20;
   // Background threads for flush and compaction. Default: 2.
   int background_jobs = 2;
-  // RocksDB's Env; null: the default. Tests inject file system faults.
+  // RocksDB's Env (the store keeps it alive); null: the default. Tests
+  // inject file system faults.
   std::shared_ptr<rocksdb::Env> env;
 };
 
@@ -108,6 +109,7 @@ class Store {
   Store() = default;
   std::string dir_;
   Durability durability_ = Durability::kWal;
+  std::shared_ptr<rocksdb::Env> env_;  // StoreOptions::env, outlives db_
   std::unique_ptr<rocksdb::DB> db_;
   std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
   rocksdb::WriteOptions write_options_;
