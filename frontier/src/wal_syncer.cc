@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <condition_variable>
+#include <mutex>
+
 namespace crawlfront {
 
 WalSyncer::WalSyncer(rocksdb::DB* db, std::chrono::milliseconds interval)
@@ -13,9 +16,11 @@ WalSyncer::~WalSyncer() {
 }
 
 void WalSyncer::Run(std::stop_token stop) {
+  // Only stop wakes it early; the mutex is the condition variable's need.
   std::mutex wait_mu;
+  std::condition_variable_any wake;
   std::unique_lock lock(wait_mu);
-  while (!wake_.wait_for(lock, stop, interval_, [&stop] { return stop.stop_requested(); })) {
+  while (!wake.wait_for(lock, stop, interval_, [&stop] { return stop.stop_requested(); })) {
     SyncNow().IgnoreError();  // logged and counted; the store refuses writes meanwhile
   }
 }

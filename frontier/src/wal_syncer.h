@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -51,7 +50,6 @@ class WalSyncer {
   rocksdb::SequenceNumber synced_seq_ = 0;  // guarded by mu_
   mutable std::mutex failure_mu_;  // not held across a sync: writers read it
   std::string failure_;
-  std::condition_variable_any wake_;
   std::jthread thread_;  // last: starts after everything above exists
 };
 

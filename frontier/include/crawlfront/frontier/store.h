@@ -71,7 +71,7 @@ struct StoreOptions {
 struct WalSyncStats {
   uint64_t syncs = 0;
   uint64_t errors = 0;
-  bool failing = false;  // writes are refused until a sync succeeds
+  bool failing = false;  // a sync failed: writes are refused until a restart
 };
 
 class Store {
@@ -96,7 +96,7 @@ class Store {
   WalSyncStats wal_sync_stats() const;
 
   // Commits `batch`; converts RocksDB errors to IoError. IoError without
-  // writing while kEverySec's syncs fail.
+  // writing once a kEverySec sync has failed.
   Status Write(rocksdb::WriteBatch* batch);
   // Reads kMeta[key]; NotFound if absent.
   Result<std::string> GetMeta(std::string_view key);
