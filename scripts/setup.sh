@@ -8,7 +8,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libboost-program-options1.81-dev
-  librocksdb-dev libcurl4-openssl-dev libgumbo-dev libxxhash-dev
+  librocksdb-dev libcurl4-openssl-dev libgumbo-dev libxxhash-dev libre2-dev
   libtomlplusplus-dev libspdlog-dev libfmt-dev zlib1g-dev libpsl-dev libidn2-dev
   libxml2-dev libbrotli-dev libzstd-dev libdeflate-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -38,78 +38,73 @@ Status DecodePatterns(std::string_view b, std::vector<std::string>* out) {
   return Status::Ok();
 }
 
-// libstdc++'s regex_search tries a "^..." pattern at every position of the
-// URL: 10 such patterns doubled an add's server CPU. match_continuous tries
-// position 0 only, which is the same answer unless a '|' makes the '^' part
-// of one alternative.
-bool AnchoredAtStart(std::string_view pattern) {
-  return pattern.starts_with('^') && pattern.find('|') == std::string_view::npos;
-}
-
 }  // namespace
 
-Result<std::regex> CompileUrlPattern(std::string_view pattern) {
-  if (pattern.empty() || pattern.size() > kMaxDenyPatternBytes) {
-    return Status::InvalidArgument("a pattern has 1 to 4096 bytes");
-  }
-  try {
-    return std::regex(std::string(pattern), std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    return Status::InvalidArgument(std::string("bad pattern: ") + e.what());
-  }
-}
-
-bool DenyPatterns::Matches(std::string_view url) const {
-  for (size_t i = 0; i < compiled.size(); ++i) {
-    const auto flags = AnchoredAtStart(text[i]) ? std::regex_constants::match_continuous
-                                                : std::regex_constants::match_default;
-    if (std::regex_search(url.begin(), url.end(), compiled[i], flags)) return true;
-  }
-  return false;
-}
-
 Status CrawlCore::AddDenyPattern(std::string_view crawl, std::string_view pattern, bool* added) {
-  *added = false;
   if (crawl.empty()) crawl = kDefaultCrawl;
+  *added = false;
   if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
-  auto re = CompileUrlPattern(pattern);  // outside the lock: compiling can take a while
+  auto re = UrlPattern::Compile(pattern);
   if (!re.ok()) return re.status();
-  std::lock_guard lock(mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
-  CrawlState& c = CrawlFor(crawl);
-  auto next = std::make_shared<DenyPatterns>(c.deny ? *c.deny : DenyPatterns{});
-  if (std::find(next->text.begin(), next->text.end(), pattern) != next->text.end()) {
-    return Status::Ok();
-  }
-  if (next->text.size() >= kMaxDenyPatterns) {
-    return Status::InvalidArgument("a crawl has at most 1000 deny patterns");
-  }
-  next->text.emplace_back(pattern);
-  next->compiled.push_back(std::move(re).value());
-  CRAWLFRONT_RETURN_IF_ERROR(StoreDeny(c, std::move(next)));
-  spdlog::info("crawl core: crawl {} denies URLs matching {}", c.id, pattern);
-  *added = true;
+  auto add = [&](std::vector<std::string>& text) -> Result<bool> {
+    if (std::find(text.begin(), text.end(), pattern) != text.end()) return false;
+    if (text.size() >= kMaxDenyPatterns) {
+      return Status::InvalidArgument("a crawl has at most 1000 deny patterns");
+    }
+    text.emplace_back(pattern);
+    return true;
+  };
+  CRAWLFRONT_RETURN_IF_ERROR(EditDeny(crawl, /*create=*/true, add, added));
+  if (*added) spdlog::info("crawl core: crawl {} denies URLs matching {}", crawl, pattern);
   return Status::Ok();
 }
 
 Status CrawlCore::RemoveDenyPattern(std::string_view crawl, std::string_view pattern,
                                     bool* removed) {
-  *removed = false;
   if (crawl.empty()) crawl = kDefaultCrawl;
-  std::lock_guard lock(mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
-  auto it = crawls_.find(crawl);
-  if (it == crawls_.end() || !it->second->deny) return Status::Ok();
-  CrawlState& c = *it->second;
-  auto next = std::make_shared<DenyPatterns>(*c.deny);
-  auto at = std::find(next->text.begin(), next->text.end(), pattern);
-  if (at == next->text.end()) return Status::Ok();
-  next->compiled.erase(next->compiled.begin() + (at - next->text.begin()));
-  next->text.erase(at);
-  CRAWLFRONT_RETURN_IF_ERROR(StoreDeny(c, std::move(next)));
-  spdlog::info("crawl core: crawl {} no longer denies URLs matching {}", c.id, pattern);
-  *removed = true;
+  auto remove = [&](std::vector<std::string>& text) -> Result<bool> {
+    auto at = std::find(text.begin(), text.end(), pattern);
+    if (at == text.end()) return false;
+    text.erase(at);
+    return true;
+  };
+  CRAWLFRONT_RETURN_IF_ERROR(EditDeny(crawl, /*create=*/false, remove, removed));
+  if (*removed) {
+    spdlog::info("crawl core: crawl {} no longer denies URLs matching {}", crawl, pattern);
+  }
   return Status::Ok();
+}
+
+// The new set is compiled outside the lock (a thousand patterns take a
+// while) from the patterns published when the edit began; if another edit
+// was published meanwhile, this one starts again from its result.
+Status CrawlCore::EditDeny(std::string_view crawl, bool create, const DenyEdit& edit,
+                           bool* changed) {
+  *changed = false;
+  for (;;) {
+    std::shared_ptr<const DenyPatterns> base;
+    {
+      std::lock_guard lock(mu_);
+      CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+      auto it = crawls_.find(crawl);
+      if (it == crawls_.end() && !create) return Status::Ok();
+      base = CrawlFor(crawl).deny;
+    }
+    auto next = std::make_shared<DenyPatterns>();
+    if (base) next->text = base->text;
+    auto edited = edit(next->text);
+    if (!edited.ok() || !*edited) return edited.status();
+    auto set = UrlPatternSet::Compile(next->text);
+    if (!set.ok()) return set.status();
+    next->set = std::move(set).value();
+    std::lock_guard lock(mu_);
+    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CrawlState& c = CrawlFor(crawl);
+    if (c.deny != base) continue;
+    CRAWLFRONT_RETURN_IF_ERROR(StoreDeny(c, std::move(next)));
+    *changed = true;
+    return Status::Ok();
+  }
 }
 
 std::vector<std::string> CrawlCore::ListDenyPatterns(std::string_view crawl) {
@@ -144,17 +139,19 @@ Status CrawlCore::RestoreDeny(CrawlState& c, std::string_view value) {
   std::vector<std::string> text;
   CRAWLFRONT_RETURN_IF_ERROR(DecodePatterns(value, &text));
   auto deny = std::make_shared<DenyPatterns>();
+  std::vector<UrlPattern> compiled;
   for (std::string& p : text) {
-    auto re = CompileUrlPattern(p);
-    if (!re.ok()) {  // e.g. a regex library that no longer takes it
+    auto re = UrlPattern::Compile(p);
+    if (!re.ok()) {  // e.g. one stored before patterns were RE2's
       spdlog::warn("crawl core: crawl {}: skipping stored deny pattern {}: {}", c.id, p,
                    re.status().message());
       continue;
     }
     deny->text.push_back(std::move(p));
-    deny->compiled.push_back(std::move(re).value());
+    compiled.push_back(std::move(re).value());
   }
   if (deny->text.empty()) return Status::Ok();
+  deny->set = UrlPatternSet::Of(std::move(compiled));
   c.deny = std::move(deny);
   any_deny_.store(true, std::memory_order_release);
   return Status::Ok();

@@ -2,6 +2,7 @@
 // discovered links of their crawl only, persist, and can be removed.
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -73,9 +74,9 @@ TEST_F(CrawlDenyTest, SurvivesRestartAndCanBeRemoved) {
   EXPECT_EQ(r[1].kind, AddResult::Kind::kNew);
 }
 
-// "^..." patterns are tried at the URL's start only; with a '|' the '^'
-// binds one alternative, and the other may match anywhere.
-TEST_F(CrawlDenyTest, AnchoredPatternsAndAlternativesMatchAsRegexSearchDoes) {
+// "^..." anchors at the URL's start only; with a '|' the '^' binds one
+// alternative, and the other may match anywhere.
+TEST_F(CrawlDenyTest, AnchoredPatternsAndAlternatives) {
   Open(NoRobotsOptions(0));
   EXPECT_TRUE(Deny("^http://a\\.test/x/"));
   EXPECT_TRUE(Deny("^http://nowhere\\.test/|/y/"));
@@ -86,6 +87,42 @@ TEST_F(CrawlDenyTest, AnchoredPatternsAndAlternativesMatchAsRegexSearchDoes) {
   EXPECT_EQ(r[1].kind, AddResult::Kind::kNew) << "'^' anchors at the start only";
   EXPECT_EQ(r[2].kind, AddResult::Kind::kRejected) << "the unanchored alternative";
   EXPECT_EQ(r[3].kind, AddResult::Kind::kNew);
+}
+
+// Each edit compiles its set outside the lock and publishes it only if no
+// other edit came first; otherwise it starts again. None may be lost.
+TEST_F(CrawlDenyTest, ConcurrentEditsAreAllKept) {
+  Open(NoRobotsOptions(0));
+  constexpr int kThreads = 4, kEach = 25;
+  EXPECT_TRUE(Deny("/gone/"));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        bool added = false;
+        const std::string p = "/t" + std::to_string(t) + "/p" + std::to_string(i) + "/";
+        EXPECT_TRUE(core_->AddDenyPattern("", p, &added).ok());
+        EXPECT_TRUE(added) << p;
+      }
+      bool removed = false;
+      if (t == 0) {
+        EXPECT_TRUE(core_->RemoveDenyPattern("", "/gone/", &removed).ok());
+        EXPECT_TRUE(removed);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(core_->ListDenyPatterns("").size(), size_t{kThreads * kEach});
+  Reopen();
+  EXPECT_EQ(core_->ListDenyPatterns("").size(), size_t{kThreads * kEach});
+  for (int t = 0; t < kThreads; ++t) {
+    auto r = AddUrls({"http://a.test/t" + std::to_string(t) + "/p24/x", "http://a.test/gone/"});
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].kind, AddResult::Kind::kRejected);
+    if (t == 0) {
+      EXPECT_EQ(r[1].kind, AddResult::Kind::kNew) << "removed meanwhile";
+    }
+  }
 }
 
 TEST_F(CrawlDenyTest, BadPatternsAndCrawlIdsAreErrors) {

@@ -74,7 +74,7 @@ constexpr size_t kDropScanChunk = 4096;
 }  // namespace
 
 Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host,
-                                   const std::regex& pattern, uint64_t* dropped) {
+                                   const UrlPattern& pattern, uint64_t* dropped) {
   *dropped = 0;
   std::string resume;  // the next key to read; empty: the queue's start
   std::string host_key;
@@ -98,7 +98,7 @@ Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host
 // Up to kDropScanChunk entries from *resume: matching ones deleted, ready
 // or scheduled. The RAM heads are cleared (they may hold deleted entries)
 // and refilled from RocksDB by the next lease.
-Status CrawlCore::DropMatchingChunk(HostState& h, const std::regex& pattern, std::string* resume,
+Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                                     bool* more, uint64_t* dropped) {
   if (h.touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
@@ -119,7 +119,7 @@ Status CrawlCore::DropMatchingChunk(HostState& h, const std::regex& pattern, std
     if (h.leased_keys.count(key) != 0) continue;
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    if (!std::regex_search(item.url, pattern)) continue;
+    if (!pattern.Search(item.url)) continue;
     pending_.Delete(cf, key);
     uint64_t& count = key[h.prefix.size()] == '\1' ? h.rec.scheduled : h.rec.queued;
     if (count > 0) --count;

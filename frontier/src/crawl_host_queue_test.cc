@@ -3,7 +3,6 @@
 // flight, and counters follow, across restarts too. DropCrawl
 // (FRONTIER.DROPCRAWL) does the same for every host of one crawl only.
 
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -224,7 +223,7 @@ TEST_F(CrawlHostQueueTest, DropMatchingDeletesOnlyMatchingUrlsOfTheHost) {
   AddUrls({"http://b.test/cal/1"});
 
   uint64_t n = 0;
-  ASSERT_TRUE(core_->DropHostMatching("", "a.test", std::regex("/cal/[0-9]+$"), &n).ok());
+  ASSERT_TRUE(core_->DropHostMatching("", "a.test", UrlPattern::Compile("/cal/[0-9]+$").value(), &n).ok());
   EXPECT_EQ(n, 2999u) << "3000 trap URLs but the one in flight";
   CrawlStats st = core_->Stats("");
   EXPECT_EQ(st.urls_queued, 2999u + 1u) << "the good ones but the one in flight, and b.test's";
@@ -260,13 +259,13 @@ TEST_F(CrawlHostQueueTest, DropMatchingReadsEveryEntryAcrossChunks) {
   Open(DropOptions());
   AddUrls(Urls("a.test", 9000));
   uint64_t n = 0;
-  ASSERT_TRUE(core_->DropHostMatching("", "a.test", std::regex("/[0-9]+$"), &n).ok());
+  ASSERT_TRUE(core_->DropHostMatching("", "a.test", UrlPattern::Compile("/[0-9]+$").value(), &n).ok());
   EXPECT_EQ(n, 9000u);
   EXPECT_EQ(core_->Stats("").urls_queued, 0u);
   EXPECT_TRUE(LeaseAll().empty());
-  ASSERT_TRUE(core_->DropHostMatching("", "nowhere.test", std::regex("."), &n).ok());
+  ASSERT_TRUE(core_->DropHostMatching("", "nowhere.test", UrlPattern::Compile(".").value(), &n).ok());
   EXPECT_EQ(n, 0u);
-  EXPECT_EQ(core_->DropHostMatching("", "a b", std::regex("."), &n).code(),
+  EXPECT_EQ(core_->DropHostMatching("", "a b", UrlPattern::Compile(".").value(), &n).code(),
             Status::Code::kInvalidArgument);
 }
 

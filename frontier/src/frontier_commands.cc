@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -355,9 +354,9 @@ void DropCmd(CallContext& ctx, FrontierNode& node) {
     if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
     return ctx.reply().Integer(static_cast<int64_t>(dropped));
   }
-  auto compiled = CompileUrlPattern(o.Get("MATCH"));
+  auto compiled = UrlPattern::Compile(o.Get("MATCH"));
   if (!compiled.ok()) return ctx.reply().Error("ERR MATCH: " + compiled.status().message());
-  auto re = std::make_shared<const std::regex>(std::move(compiled).value());
+  auto re = std::make_shared<const UrlPattern>(std::move(compiled).value());
   FrontierNode* n = &node;
   ReplyFromAdminThread(ctx, node, [n, crawl, host, re](RespWriter& w) {
     uint64_t count = 0;

@@ -86,7 +86,7 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "Only hosts ending in one of these are crawled; empty = all.");
   t->Add("crawl.deny_host_suffixes", &F::deny_host_suffixes, {}, "Hosts never crawled.");
   t->Add("crawl.deny_regexes", &F::deny_regexes, {},
-         "URLs matching any of these (ECMAScript regex) are rejected. "
+         "URLs in which any of these (RE2 regex) finds a match are rejected. "
          "crawlctl deny adds patterns at run time.");
   t->Add("crawl.max_urls_per_host", &F::max_urls_per_host, 0, 0, int64_t{1} << 50,
          "Budget: URLs accepted per host; 0 = unlimited.");

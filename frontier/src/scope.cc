@@ -96,13 +96,9 @@ Result<ScopeRules> ScopeRules::Compile(const CrawlOptions& options) {
   r.limits_.max_path_depth = options.max_path_depth;
   for (const auto& s : options.allow_host_suffixes) r.allow_.push_back(NormalizeSuffix(s));
   for (const auto& s : options.deny_host_suffixes) r.deny_.push_back(NormalizeSuffix(s));
-  for (const auto& p : options.deny_regexes) {
-    try {
-      r.deny_regexes_.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return Status::InvalidArgument("deny_regexes: bad pattern \"" + p + "\": " + e.what());
-    }
-  }
+  auto deny = UrlPatternSet::Compile(options.deny_regexes);
+  if (!deny.ok()) return Status::InvalidArgument("deny_regexes: " + deny.status().message());
+  r.deny_regexes_ = std::make_shared<const UrlPatternSet>(std::move(deny).value());
   return r;
 }
 
@@ -115,9 +111,7 @@ std::optional<std::string> ScopeRules::Check(const CanonicalUrl& url, uint32_t d
   };
   if (!allow_.empty() && !under(allow_)) return "host not in scope";
   if (under(deny_)) return "host denied";
-  for (const auto& re : deny_regexes_) {
-    if (std::regex_search(url.spec, re)) return "denied by pattern";
-  }
+  if (deny_regexes_ && deny_regexes_->AnyMatches(url.spec)) return "denied by pattern";
   return std::nullopt;
 }
 

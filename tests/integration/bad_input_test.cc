@@ -186,6 +186,30 @@ TEST_F(BadInputTest, InvalidUrlsInABatchAreRejectedOneByOne) {
   ExpectHealthy("invalid URLs");
 }
 
+// Patterns on which a backtracking matcher takes exponential time or
+// recurses per byte: with std::regex the first add below stalled the io
+// thread (and so every client) for hours. RE2 answers in one pass.
+TEST_F(BadInputTest, PathologicalPatternsDoNotStallTheServer) {
+  auto c = integ::ConnectTo(port());
+  ASSERT_TRUE(c);
+  for (const char* p : {"(a+)+$", "(a|b)*c", "(x+x+)+y"}) {
+    EXPECT_EQ(integ::Call(*c, {"FRONTIER.DENY", "ADD", p}).integer, 1) << p;
+  }
+  RespValue backref = integ::Call(*c, {"FRONTIER.DENY", "ADD", "(a)\\1"});
+  ASSERT_TRUE(backref.is_error()) << backref.ToDebugString();
+  EXPECT_EQ(backref.str, "ERR bad pattern: invalid escape sequence: \\1");
+
+  const std::string as = "http://a.test/" + std::string(900, 'a');
+  RespValue r = integ::Call(*c, {"FRONTIER.ADD", as + "!", as, as + "c"});
+  ASSERT_EQ(r.elements.size(), 3u) << r.ToDebugString();
+  EXPECT_EQ(r.elements[0].ToDebugString(), RespValue::Integer(1).ToDebugString());
+  EXPECT_EQ(r.elements[1].str, "rejected: denied by pattern") << "(a+)+$";
+  EXPECT_EQ(r.elements[2].str, "rejected: denied by pattern") << "(a|b)*c";
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DROP", "a.test", "MATCH", "(a+)+$"}).integer, 0);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DROP", "a.test", "MATCH", "(a+)+!$"}).integer, 1);
+  ExpectHealthy("pathological patterns");
+}
+
 TEST_F(BadInputTest, UnknownCommandsAndWrongArityGetErrorsAndKeepTheConnection) {
   struct Case {
     std::vector<std::string> args;

@@ -27,7 +27,6 @@
 #include <memory>
 #include <mutex>
 #include <queue>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +45,7 @@
 #include "crawlfront/frontier/host_state.h"
 #include "crawlfront/frontier/seen_set.h"
 #include "crawlfront/frontier/store.h"
+#include "crawlfront/frontier/url_pattern.h"
 
 namespace crawlfront {
 
@@ -143,16 +143,12 @@ struct HostInfo {
   std::string robots_state;
 };
 
-// An operator's URL pattern (FRONTIER.DENY, FRONTIER.DROP MATCH): ECMAScript,
-// 1 to 4096 bytes. InvalidArgument "bad pattern: ..." if it does not compile.
-Result<std::regex> CompileUrlPattern(std::string_view pattern);
-
 // A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
 // published: Add reads them outside the lock.
 struct DenyPatterns {
-  std::vector<std::string> text;
-  std::vector<std::regex> compiled;  // ECMAScript, one per text
-  bool Matches(std::string_view url) const;  // regex_search with any
+  std::vector<std::string> text;  // in the order added
+  UrlPatternSet set;              // of `text`
+  bool Matches(std::string_view url) const { return set.AnyMatches(url); }
 };
 
 // Per-crawl RAM state; guarded by CrawlCore's mutex.
@@ -240,11 +236,11 @@ class CrawlCore {
   // how many; an unknown host drops 0 and is not created.
   Status DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped);
   // DropHost for the host's queued URLs in which `pattern` finds a match
-  // (std::regex_search on the canonical URL), leases in flight excepted.
+  // (a search on the canonical URL), leases in flight excepted.
   // Reads the queue in chunks and releases the lock between them, so other
   // calls go on during a long scan; URLs queued meanwhile may be missed.
   Status DropHostMatching(std::string_view crawl, std::string_view host,
-                          const std::regex& pattern, uint64_t* dropped);
+                          const UrlPattern& pattern, uint64_t* dropped);
   // DropHost for every host of the crawl. Its controls, counters and seen
   // URLs stay (URLFrontier's DeleteCrawl also forgets those). An unknown
   // crawl drops 0 and is not created.
@@ -333,6 +329,9 @@ class CrawlCore {
 
   // crawl_deny.cc
   std::shared_ptr<const DenyPatterns> DenyOf(std::string_view crawl);
+  // Edits a copy of a crawl's deny patterns: true if it changed them.
+  using DenyEdit = std::function<Result<bool>(std::vector<std::string>&)>;
+  Status EditDeny(std::string_view crawl, bool create, const DenyEdit& edit, bool* changed);
   Status StoreDeny(CrawlState& c, std::shared_ptr<const DenyPatterns> next);
   Status RestoreDeny(CrawlState& c, std::string_view value);
 
@@ -340,7 +339,7 @@ class CrawlCore {
   using KeyValue = std::pair<std::string, std::string>;
   Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
   uint64_t ForgetQueue(HostState& h);
-  Status DropMatchingChunk(HostState& h, const std::regex& pattern, std::string* resume,
+  Status DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                            bool* more, uint64_t* dropped);
 
   // crawl_add.cc

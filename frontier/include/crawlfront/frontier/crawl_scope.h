@@ -2,8 +2,8 @@
 // Scope and crawler-trap rules applied to every URL before it is queued.
 // Pure: compiled once from CrawlOptions, then const and thread-safe.
 
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,13 +11,14 @@
 #include "crawlfront/common/status.h"
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/crawl_options.h"
+#include "crawlfront/frontier/url_pattern.h"
 
 namespace crawlfront {
 
 class ScopeRules {
  public:
-  // Compiles the deny regexes; InvalidArgument names a pattern that does not
-  // compile. Host suffixes are lower-cased, a leading '.' is ignored.
+  // Compiles the deny regexes (RE2's syntax, url_pattern.h); InvalidArgument
+  // names a pattern that does not compile. Host suffixes are lower-cased, a leading '.' is ignored.
   static Result<ScopeRules> Compile(const CrawlOptions& options);
 
   // The reason `url` at `depth` must not be queued, or nullopt if it may.
@@ -29,7 +30,7 @@ class ScopeRules {
  private:
   CrawlOptions limits_;  // only the scalar limits are read
   std::vector<std::string> allow_, deny_;
-  std::vector<std::regex> deny_regexes_;
+  std::shared_ptr<const UrlPatternSet> deny_regexes_;  // shared: ScopeRules is copied
 };
 
 // True if `host` equals `suffix` or ends with "." + suffix; a suffix that
