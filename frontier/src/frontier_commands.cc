@@ -454,12 +454,17 @@ void DenyCmd(CallContext& ctx, FrontierNode& node) {
     for (const auto& p : patterns) ctx.reply().Bulk(p);
     return;
   }
-  bool changed = false;
-  const std::string_view pattern = ctx.args()[2];
-  Status s = verb == "add" ? node.crawl().AddDenyPattern(crawl, pattern, &changed)
-                           : node.crawl().RemoveDenyPattern(crawl, pattern, &changed);
-  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
-  ctx.reply().Integer(changed ? 1 : 0);
+  // On the admin thread: an edit compiles all of the crawl's patterns again
+  // (1000 patterns of 4 KiB took seconds), and the io thread serves others.
+  FrontierNode* n = &node;
+  ReplyFromAdminThread(ctx, node, [n, crawl, verb, pattern = std::string(ctx.args()[2])](
+                                      RespWriter& w) {
+    bool changed = false;
+    Status s = verb == "add" ? n->crawl().AddDenyPattern(crawl, pattern, &changed)
+                             : n->crawl().RemoveDenyPattern(crawl, pattern, &changed);
+    if (!s.ok()) return w.Error("ERR " + s.message());
+    w.Integer(changed ? 1 : 0);
+  });
 }
 
 void CrawlsCmd(CallContext& ctx, FrontierNode& node) {
