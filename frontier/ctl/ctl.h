@@ -37,7 +37,7 @@ Result<std::vector<RespValue>> CommandAll(const GlobalOptions& g,
                                           const std::vector<std::string>& args,
                                           int reply_timeout_ms = 0);
 // Reply bound of commands that run on a frontier's admin thread (snapshot,
-// checkpoint, drop --match) unless --timeout was given.
+// checkpoint, drop --match, deny add/del) unless --timeout was given.
 constexpr int kAdminTimeoutMs = 600'000;
 // Appends "CRAWL id" when a crawl was chosen.
 void AddCrawl(const GlobalOptions& g, std::vector<std::string>* args);

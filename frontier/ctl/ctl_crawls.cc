@@ -118,10 +118,12 @@ int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args) {
 // workers report. The list is the first frontier's.
 int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    std::printf("%sNew URLs of the crawl (--crawl) in which the ECMAScript REGEX finds a match\n"
-                "are rejected \"denied by pattern\" from now on, like crawl.deny_regexes,\n"
-                "on every frontier and across restarts. What is queued already stays:\n"
-                "crawlctl host HOST drop --match REGEX deletes it.\n",
+    std::printf("%sNew URLs of the crawl (--crawl) in which REGEX (RE2 syntax: Perl's without\n"
+                "backreferences or lookaround) finds a match are rejected \"denied by\n"
+                "pattern\" from now on, like crawl.deny_regexes, on every frontier and\n"
+                "across restarts. What is queued already stays: crawlctl host HOST drop\n"
+                "--match REGEX deletes it. add and del wait up to 600000 ms unless\n"
+                "--timeout is given (a frontier compiles all of the crawl's patterns).\n",
                 kDenyUsage);
     return kExitOk;
   }
@@ -134,7 +136,7 @@ int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args) {
   std::vector<std::string> cmd = {"FRONTIER.DENY"};
   cmd.insert(cmd.end(), args.begin(), args.end());
   AddCrawl(g, &cmd);
-  auto r = CommandAll(g, cmd);
+  auto r = CommandAll(g, cmd, change && !g.timeout_given ? kAdminTimeoutMs : 0);
   if (!r.ok()) return Fail("deny", r.status());
   if (list) {
     const std::vector<RespValue>& patterns = r->front().elements;

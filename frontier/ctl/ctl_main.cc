@@ -36,8 +36,9 @@ constexpr const char* kUsage =
     "  --auth TOKEN               the frontier's auth_token ($CRAWLFRONT_AUTH)\n"
     "  --crawl ID                 crawl id (default: the default crawl)\n"
     "  --json                     machine-readable output on read commands\n"
-    "  --timeout MS               network timeout (default 5000; snapshot and\n"
-    "                             checkpoint wait up to 600000)\n"
+    "  --timeout MS               network timeout (default 5000; snapshot,\n"
+    "                             checkpoint, drop --match and deny add/del\n"
+    "                             wait up to 600000)\n"
     "\n"
     "Exit codes: 0 ok, 1 failed, 2 usage. 'crawlctl COMMAND --help' for details.\n";
 
