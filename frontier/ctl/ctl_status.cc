@@ -216,7 +216,7 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
     std::printf("%s"
                 "Sets a host's politeness delay, blocks it until a time, or caps its URLs;\n"
                 "drop deletes its queued URLs (leases in flight finish; the URLs stay seen),\n"
-                "with --match only those in which the ECMAScript REGEX finds a match.\n",
+                "with --match only those in which REGEX (RE2 syntax) finds a match.\n",
                 kHostUsage);
     return kExitOk;
   }
