@@ -250,7 +250,7 @@ class CrawlCore {
   // time. Empty for a host the crawl does not have.
   Status PeekHost(std::string_view crawl, std::string_view host, size_t max,
                   std::vector<QueuedUrl>* out);
-  // Run-time scope: new URLs of the crawl in which an ECMAScript `pattern`
+  // Run-time scope: new URLs of the crawl in which `pattern` (RE2 syntax)
   // finds a match are rejected "denied by pattern", like
   // crawl.deny_regexes, from now on and after restarts. Adding a pattern
   // twice or removing an unknown one changes nothing (`added`/`removed`

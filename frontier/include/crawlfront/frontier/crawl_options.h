@@ -51,9 +51,9 @@ struct CrawlOptions {
   // Hosts equal to or under one of these suffixes are rejected; wins over
   // allow_host_suffixes. Default: empty.
   std::vector<std::string> deny_host_suffixes;
-  // ECMAScript regular expressions searched in the canonical URL; a match
-  // rejects it. Compiled once at Open (a bad pattern fails Open). Each costs
-  // time on every added URL. Default: empty.
+  // Regular expressions (RE2 syntax) searched in the canonical URL; a match
+  // rejects it. Compiled once at Open into one set, tried in one pass (a bad
+  // pattern fails Open). Default: empty.
   std::vector<std::string> deny_regexes;
   // URLs ever queued per host (per crawl) before further new URLs of that
   // host are rejected ("host budget exhausted"). FRONTIER.HOST BUDGET
