@@ -13,3 +13,9 @@ if(CRAWLFRONT_FUZZ)
   # Coverage feedback must reach the library, not only the fuzzer's own file.
   target_compile_options(crawlfront_robots PRIVATE -fsanitize=fuzzer-no-link)
 endif()
+crawlfront_bench(NAME robots_bench
+  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/robots_bench.cc
+  DEPS crawlfront_robots)
+if(TARGET robots_bench)
+  target_include_directories(robots_bench PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+endif()

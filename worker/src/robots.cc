@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,33 +86,40 @@ std::string NormalizeEncoding(std::string_view in) {
   return out;
 }
 
-// Whether `pattern` matches a prefix of `path` ('*' = any run of bytes; a
-// final '$' anchors at the end of the path). Greedy with backtracking to the
-// last '*': linear for typical patterns, O(|pattern| * |path|) at worst.
-bool PatternMatches(std::string_view pattern, std::string_view path) {
+}  // namespace
+
+// Segments between '*'s, each at its leftmost place after the one before:
+// if any placement exists, the leftmost ones do, since a segment placed
+// earlier leaves more room for the rest. Each search is linear (glibc's
+// memmem), so a rule costs O(|path| + |pattern|). Backtracking over the
+// last '*' cost O(|path| * |pattern|): a 500 KiB robots.txt of rules like
+// "/*aaa...a7" took 0.43 s per check of a 1000-byte path.
+bool RobotsPatternMatches(std::string_view pattern, std::string_view path) {
   const bool anchored = !pattern.empty() && pattern.back() == '$';
   if (anchored) pattern.remove_suffix(1);
-  constexpr size_t kNone = std::string_view::npos;
-  size_t p = 0, s = 0, star_p = kNone, star_s = 0;
-  while (true) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star_p = ++p;
-      star_s = s;
-      continue;
+  size_t star = pattern.find('*');
+  const std::string_view first = pattern.substr(0, star);
+  if (!path.starts_with(first)) return false;
+  if (star == std::string_view::npos) return !anchored || path.size() == first.size();
+  size_t at = first.size();
+  for (;;) {
+    const size_t next = pattern.find('*', star + 1);
+    const std::string_view seg = pattern.substr(star + 1, next - star - 1);
+    if (next == std::string_view::npos && anchored) {
+      // The last segment ends the path, after what is placed already.
+      return path.size() - at >= seg.size() && path.ends_with(seg);
     }
-    if (p == pattern.size()) {
-      if (!anchored || s == path.size()) return true;
-    } else if (s < path.size() && pattern[p] == path[s]) {
-      ++p;
-      ++s;
-      continue;
+    if (!seg.empty()) {
+      const void* hit = memmem(path.data() + at, path.size() - at, seg.data(), seg.size());
+      if (hit == nullptr) return false;
+      at = static_cast<size_t>(static_cast<const char*>(hit) - path.data()) + seg.size();
     }
-    // Mismatch: let the last '*' swallow one more byte, if there is one.
-    if (star_p == kNone || star_s >= path.size()) return false;
-    p = star_p;
-    s = ++star_s;
+    if (next == std::string_view::npos) return true;
+    star = next;
   }
 }
+
+namespace {
 
 // The leading [A-Za-z_-] run: "Googlebot/2.1 (+http://...)" -> "Googlebot".
 std::string_view ProductToken(std::string_view value) {
@@ -302,7 +310,7 @@ bool RobotsRules::Allowed(std::string_view path_and_query) const {
   if (path.empty() || path[0] != '/') path.insert(path.begin(), '/');
   if (std::string_view(path).substr(0, path.find('?')) == "/robots.txt") return true;
   for (const RobotsRule& rule : rules_) {
-    if (PatternMatches(rule.pattern, path)) return rule.allow;
+    if (RobotsPatternMatches(rule.pattern, path)) return rule.allow;
   }
   return true;
 }

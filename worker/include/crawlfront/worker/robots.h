@@ -78,6 +78,12 @@ class RobotsRules {
   std::vector<std::string> sitemaps_;
 };
 
+// Whether a rule's `pattern` ('*' = any run of bytes, a final '$' anchors at
+// the end) matches `path` from its start, in O(|path| + |pattern|) whatever
+// the pattern. Both already percent-encoding normalized. For Allowed(),
+// tests and fuzzers.
+bool RobotsPatternMatches(std::string_view pattern, std::string_view path);
+
 // Parses a robots.txt body for the crawler named `product_token` (e.g.
 // "crawlfront"; only its leading [A-Za-z_-] characters count, compared
 // case-insensitively). Groups naming the token are merged; if none names it,
