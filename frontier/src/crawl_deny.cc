@@ -12,7 +12,6 @@ namespace crawlfront {
 namespace {
 
 constexpr size_t kMaxDenyPatterns = 1000;
-constexpr size_t kMaxDenyPatternBytes = 4096;
 
 std::string DenyKey(std::string_view crawl) {
   return std::string(kMetaCrawlPrefix) + "deny." + std::string(crawl);
