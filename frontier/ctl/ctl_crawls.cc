@@ -123,7 +123,7 @@ int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args) {
                 "pattern\" from now on, like crawl.deny_regexes, on every frontier and\n"
                 "across restarts. What is queued already stays: crawlctl host HOST drop\n"
                 "--match REGEX deletes it. add and del wait up to 600000 ms unless\n"
-                "--timeout is given (a frontier compiles all of the crawl's patterns).\n",
+                "--timeout is given (a frontier builds the crawl's pattern set again).\n",
                 kDenyUsage);
     return kExitOk;
   }

@@ -17,13 +17,18 @@ std::string DenyKey(std::string_view crawl) {
   return std::string(kMetaCrawlPrefix) + "deny." + std::string(crawl);
 }
 
-std::string EncodePatterns(const std::vector<std::string>& patterns) {
+std::string EncodePatterns(const std::vector<UrlPattern>& patterns) {
   std::string out;
-  for (const std::string& p : patterns) {
-    AppendBe32(&out, static_cast<uint32_t>(p.size()));
-    out += p;
+  for (const UrlPattern& p : patterns) {
+    AppendBe32(&out, static_cast<uint32_t>(p.text().size()));
+    out += p.text();
   }
   return out;
+}
+
+auto FindText(std::vector<UrlPattern>& patterns, std::string_view text) {
+  return std::find_if(patterns.begin(), patterns.end(),
+                      [text](const UrlPattern& p) { return p.text() == text; });
 }
 
 Status DecodePatterns(std::string_view b, std::vector<std::string>* out) {
@@ -45,12 +50,12 @@ Status CrawlCore::AddDenyPattern(std::string_view crawl, std::string_view patter
   if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
   auto re = UrlPattern::Compile(pattern);
   if (!re.ok()) return re.status();
-  auto add = [&](std::vector<std::string>& text) -> Result<bool> {
-    if (std::find(text.begin(), text.end(), pattern) != text.end()) return false;
-    if (text.size() >= kMaxDenyPatterns) {
+  auto add = [&](std::vector<UrlPattern>& patterns) -> Result<bool> {
+    if (FindText(patterns, pattern) != patterns.end()) return false;
+    if (patterns.size() >= kMaxDenyPatterns) {
       return Status::InvalidArgument("a crawl has at most 1000 deny patterns");
     }
-    text.emplace_back(pattern);
+    patterns.push_back(*re);
     return true;
   };
   CRAWLFRONT_RETURN_IF_ERROR(EditDeny(crawl, /*create=*/true, add, added));
@@ -61,10 +66,10 @@ Status CrawlCore::AddDenyPattern(std::string_view crawl, std::string_view patter
 Status CrawlCore::RemoveDenyPattern(std::string_view crawl, std::string_view pattern,
                                     bool* removed) {
   if (crawl.empty()) crawl = kDefaultCrawl;
-  auto remove = [&](std::vector<std::string>& text) -> Result<bool> {
-    auto at = std::find(text.begin(), text.end(), pattern);
-    if (at == text.end()) return false;
-    text.erase(at);
+  auto remove = [&](std::vector<UrlPattern>& patterns) -> Result<bool> {
+    auto at = FindText(patterns, pattern);
+    if (at == patterns.end()) return false;
+    patterns.erase(at);
     return true;
   };
   CRAWLFRONT_RETURN_IF_ERROR(EditDeny(crawl, /*create=*/false, remove, removed));
@@ -74,9 +79,10 @@ Status CrawlCore::RemoveDenyPattern(std::string_view crawl, std::string_view pat
   return Status::Ok();
 }
 
-// The new set is compiled outside the lock (a thousand patterns take a
-// while) from the patterns published when the edit began; if another edit
-// was published meanwhile, this one starts again from its result.
+// The new set is built outside the lock (one RE2::Set of a thousand
+// patterns takes a while) from the compiled patterns published when the
+// edit began; if another edit was published meanwhile, this one starts
+// again from its result.
 Status CrawlCore::EditDeny(std::string_view crawl, bool create, const DenyEdit& edit,
                            bool* changed) {
   *changed = false;
@@ -89,13 +95,12 @@ Status CrawlCore::EditDeny(std::string_view crawl, bool create, const DenyEdit& 
       if (it == crawls_.end() && !create) return Status::Ok();
       base = CrawlFor(crawl).deny;
     }
-    auto next = std::make_shared<DenyPatterns>();
-    if (base) next->text = base->text;
-    auto edited = edit(next->text);
+    std::vector<UrlPattern> patterns;
+    if (base) patterns = base->set.patterns();
+    auto edited = edit(patterns);
     if (!edited.ok() || !*edited) return edited.status();
-    auto set = UrlPatternSet::Compile(next->text);
-    if (!set.ok()) return set.status();
-    next->set = std::move(set).value();
+    auto next = std::make_shared<DenyPatterns>();
+    next->set = UrlPatternSet::Of(std::move(patterns));
     std::lock_guard lock(mu_);
     CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
     CrawlState& c = CrawlFor(crawl);
@@ -111,7 +116,9 @@ std::vector<std::string> CrawlCore::ListDenyPatterns(std::string_view crawl) {
   std::lock_guard lock(mu_);
   auto it = crawls_.find(crawl);
   if (it == crawls_.end() || !it->second->deny) return {};
-  return it->second->deny->text;
+  std::vector<std::string> out;
+  for (const UrlPattern& p : it->second->deny->set.patterns()) out.push_back(p.text());
+  return out;
 }
 
 std::shared_ptr<const DenyPatterns> CrawlCore::DenyOf(std::string_view crawl) {
@@ -122,11 +129,11 @@ std::shared_ptr<const DenyPatterns> CrawlCore::DenyOf(std::string_view crawl) {
 }
 
 Status CrawlCore::StoreDeny(CrawlState& c, std::shared_ptr<const DenyPatterns> next) {
-  if (next->text.empty()) {
+  if (next->set.empty()) {
     pending_.Delete(store_->cf(Cf::kMeta), DenyKey(c.id));
     next = nullptr;
   } else {
-    pending_.Put(store_->cf(Cf::kMeta), DenyKey(c.id), EncodePatterns(next->text));
+    pending_.Put(store_->cf(Cf::kMeta), DenyKey(c.id), EncodePatterns(next->set.patterns()));
   }
   CRAWLFRONT_RETURN_IF_ERROR(Flush());
   c.deny = std::move(next);
@@ -137,19 +144,18 @@ Status CrawlCore::StoreDeny(CrawlState& c, std::shared_ptr<const DenyPatterns> n
 Status CrawlCore::RestoreDeny(CrawlState& c, std::string_view value) {
   std::vector<std::string> text;
   CRAWLFRONT_RETURN_IF_ERROR(DecodePatterns(value, &text));
-  auto deny = std::make_shared<DenyPatterns>();
   std::vector<UrlPattern> compiled;
-  for (std::string& p : text) {
+  for (const std::string& p : text) {
     auto re = UrlPattern::Compile(p);
     if (!re.ok()) {  // e.g. one stored before patterns were RE2's
       spdlog::warn("crawl core: crawl {}: skipping stored deny pattern {}: {}", c.id, p,
                    re.status().message());
       continue;
     }
-    deny->text.push_back(std::move(p));
     compiled.push_back(std::move(re).value());
   }
-  if (deny->text.empty()) return Status::Ok();
+  if (compiled.empty()) return Status::Ok();
+  auto deny = std::make_shared<DenyPatterns>();
   deny->set = UrlPatternSet::Of(std::move(compiled));
   c.deny = std::move(deny);
   any_deny_.store(true, std::memory_order_release);

@@ -454,8 +454,8 @@ void DenyCmd(CallContext& ctx, FrontierNode& node) {
     for (const auto& p : patterns) ctx.reply().Bulk(p);
     return;
   }
-  // On the admin thread: an edit compiles all of the crawl's patterns again
-  // (1000 patterns of 4 KiB took seconds), and the io thread serves others.
+  // On the admin thread: an edit builds the crawl's RE2::Set again (1000
+  // patterns of 4 KiB take seconds), and the io thread serves others.
   FrontierNode* n = &node;
   ReplyFromAdminThread(ctx, node, [n, crawl, verb, pattern = std::string(ctx.args()[2])](
                                       RespWriter& w) {

@@ -147,8 +147,7 @@ struct HostInfo {
 // A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
 // published: Add reads them outside the lock.
 struct DenyPatterns {
-  std::vector<std::string> text;  // in the order added
-  UrlPatternSet set;              // of `text`
+  UrlPatternSet set;  // in the order added
   bool Matches(std::string_view url) const { return set.AnyMatches(url); }
 };
 
@@ -334,7 +333,7 @@ class CrawlCore {
   // crawl_deny.cc
   std::shared_ptr<const DenyPatterns> DenyOf(std::string_view crawl);
   // Edits a copy of a crawl's deny patterns: true if it changed them.
-  using DenyEdit = std::function<Result<bool>(std::vector<std::string>&)>;
+  using DenyEdit = std::function<Result<bool>(std::vector<UrlPattern>&)>;
   Status EditDeny(std::string_view crawl, bool create, const DenyEdit& edit, bool* changed);
   Status StoreDeny(CrawlState& c, std::shared_ptr<const DenyPatterns> next);
   Status RestoreDeny(CrawlState& c, std::string_view value);

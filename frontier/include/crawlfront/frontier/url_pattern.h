@@ -56,6 +56,7 @@ class UrlPatternSet {
   bool empty() const { return each_.empty(); }
   size_t size() const { return each_.size(); }
   bool combined() const { return combined_ != nullptr; }  // one pass, not one per pattern
+  const std::vector<UrlPattern>& patterns() const { return each_; }  // in the order given
 
  private:
   struct Combined;
