@@ -48,7 +48,7 @@ TEST(UrlPatternTest, RejectsWhatDoesNotCompileWithTheReason) {
             "\"[bad\": bad pattern: missing ]: [bad");
 }
 
-// With std::regex the first took hours (2^n steps for n 'a's) and the
+// With std::regex the first takes 2^n steps for n 'a's (0.8 s at 24) and the
 // second overflowed the stack. A regression hangs or crashes this test.
 TEST(UrlPatternTest, PatternsThatBacktrackOrRecurseElsewhereMatchInOnePass) {
   const std::string as = "http://x.test/" + std::string(5000, 'a') + "!";

@@ -187,8 +187,9 @@ TEST_F(BadInputTest, InvalidUrlsInABatchAreRejectedOneByOne) {
 }
 
 // Patterns on which a backtracking matcher takes exponential time or
-// recurses per byte: with std::regex the first add below stalled the io
-// thread (and so every client) for hours. RE2 answers in one pass.
+// recurses per byte: std::regex took 0.8 s for `(a+)+$` at 24 'a's,
+// doubling per 'a', so the 900-'a' add below would stall the io thread (and
+// every client) indefinitely. RE2 answers in one pass.
 TEST_F(BadInputTest, PathologicalPatternsDoNotStallTheServer) {
   auto c = integ::ConnectTo(port());
   ASSERT_TRUE(c);
