@@ -4,16 +4,19 @@
 // RocksDB's arena.
 #include "memtable_arena.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include "crawlfront/common/huge_pages.h"
 #include "crawlfront/frontier/hashed_vector_rep.h"
 #include "crawlfront/frontier/prefix_bucket_rep.h"
 #include "test_dir_util.h"
@@ -61,6 +64,39 @@ TEST(HugePageArenaTest, LargeRequestsAreCountedExactly) {
   EXPECT_EQ(arena.bytes(), (size_t{6} << 20) + 10);
   EXPECT_EQ(a[(1 << 20) - 1], 'a');
   EXPECT_EQ(b[(5 << 20) - 1], 'b');
+}
+
+// Chunks come from one process-wide supply faulted in by a background
+// thread; arenas on several threads must still get disjoint, zeroed memory.
+TEST(HugePageArenaTest, ArenasOnSeveralThreadsGetDisjointZeroedChunks) {
+  constexpr int kThreads = 3, kChunks = 12;
+  constexpr ptrdiff_t kPiece = kHugePageBytes / 4;  // four to a chunk
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &errors] {
+      HugePageArena arena;
+      std::vector<unsigned char*> pieces;
+      for (int i = 0; i < kChunks; ++i) {
+        auto* p = reinterpret_cast<unsigned char*>(arena.Allocate(kPiece, 64));
+        if (std::count(p, p + kPiece, 0) != kPiece) {
+          errors[t] = "piece " + std::to_string(i) + " was not zeroed";
+          return;
+        }
+        std::fill_n(p, kPiece, static_cast<unsigned char>(t * kChunks + i));
+        pieces.push_back(p);
+      }
+      for (int i = 0; i < kChunks; ++i) {
+        const auto want = static_cast<unsigned char>(t * kChunks + i);
+        if (std::count(pieces[i], pieces[i] + kPiece, want) != kPiece) {
+          errors[t] = "piece " + std::to_string(i) + " was overwritten";
+          return;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], "") << "thread " << t;
 }
 
 size_t FirstByte(const rocksdb::Slice& k) { return k.size() > 1 ? 1 : 0; }
