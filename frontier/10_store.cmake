@@ -1,4 +1,4 @@
-crawlfront_module(NAME store SOURCES src/store.cc src/wal_syncer.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
+crawlfront_module(NAME store SOURCES src/store.cc src/wal_syncer.cc src/commit_pipeline.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
                           src/memtable_arena.cc src/prefix_bucket_rep.cc
                   DEPS crawlfront_status crawlfront_bloom RocksDB::rocksdb-shared PkgConfig::XXHASH
                        spdlog::spdlog fmt::fmt)

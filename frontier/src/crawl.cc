@@ -4,6 +4,8 @@
 
 #include "crawlfront/frontier/crawl.h"
 
+#include <cassert>
+
 #include <spdlog/spdlog.h>
 
 namespace crawlfront {
@@ -58,12 +60,17 @@ Result<std::unique_ptr<CrawlCore>> CrawlCore::Open(Store* store, SeenSet* seen,
 
 CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, Clock* clock,
                      ScopeRules scope)
-    : store_(store), seen_(seen), options_(options), clock_(clock), scope_(std::move(scope)) {}
+    : store_(store),
+      seen_(seen),
+      options_(options),
+      clock_(clock),
+      scope_(std::move(scope)),
+      pipeline_(store) {}
 
 // Writes what unacknowledged calls left pending, so RAM and disk agree.
 CrawlCore::~CrawlCore() {
   std::lock_guard lock(mu_);
-  if (!sticky_error_.ok() || !HasPending()) return;
+  if (!Health().ok() || !HasPending()) return;
   Status s = Flush();
   if (!s.ok()) spdlog::error("crawl core: final write failed: {}", s.ToString());
 }
@@ -293,23 +300,38 @@ uint64_t CrawlCore::AllocLeaseId(rocksdb::WriteBatch* batch) {
   return Alloc(&next_lease_, &lease_limit_, kMetaLeaseSeq, store_, batch);
 }
 
-// Writes pending_ with the current records of every host and crawl changed
-// since the last write, so each is written once per write however many calls
-// changed it. A failed write leaves RAM ahead of disk, so every later call
-// fails too (reopen to recover). REQUIRES: mu_ held.
-Status CrawlCore::Flush() {
+Status CrawlCore::Health() const {
+  if (!sticky_error_.ok()) return sticky_error_;
+  return pipeline_.failure();
+}
+
+// Hands pending_ to the writer with the current records of every host and
+// crawl changed since the last batch, so each is written once per batch
+// however many calls changed it. REQUIRES: mu_ held (batches keep its order).
+void CrawlCore::SubmitPending() {
   for (auto& [id, c] : crawls_) {
     if (c->dirty) PutCrawlStats(&pending_, *c);
   }
   FlushDirty(&pending_);
-  if (pending_.Count() == 0) return Status::Ok();
-  Status s = store_->Write(&pending_);
-  pending_.Clear();
-  ++batch_epoch_;  // hosts touched before are clean now
-  if (!s.ok()) {
-    spdlog::error("crawl core: write failed, refusing further work: {}", s.ToString());
-    sticky_error_ = s;
-  }
+  if (pending_.Count() == 0) return;
+  [[maybe_unused]] const uint64_t epoch = pipeline_.Submit(&pending_);
+  assert(epoch == batch_epoch_);
+  ++batch_epoch_;  // touched before: written once the writer passes it
+}
+
+// A call's changes are in batches up to its ticket's (pending_ if the
+// ticket is batch_epoch_); what it read may come from any earlier batch.
+uint64_t CrawlCore::SubmitUpTo(uint64_t ticket) {
+  if (ticket >= batch_epoch_) SubmitPending();
+  return std::min(ticket, batch_epoch_ - 1);
+}
+
+// A failed write leaves RAM ahead of disk, so every later call fails too
+// (reopen to recover). REQUIRES: mu_ held.
+Status CrawlCore::Flush() {
+  SubmitPending();
+  Status s = pipeline_.Wait(batch_epoch_ - 1);
+  if (!s.ok()) sticky_error_ = s;
   return s;
 }
 
@@ -320,11 +342,35 @@ Status CrawlCore::Finish(uint64_t* ticket) {
 }
 
 Status CrawlCore::Sync(uint64_t ticket) {
-  std::lock_guard lock(mu_);
-  // Checked first: the failed write may have been the ticket's own.
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
-  if (ticket < batch_epoch_) return Status::Ok();  // written already
-  return Flush();
+  uint64_t epoch;
+  {
+    std::lock_guard lock(mu_);
+    // Checked first: the failed write may have been the ticket's own.
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
+    epoch = SubmitUpTo(ticket);
+  }
+  return pipeline_.Wait(epoch);
+}
+
+void CrawlCore::SyncAsync(uint64_t ticket, CommitPipeline::Done done) {
+  uint64_t epoch = 0;
+  Status health;
+  {
+    std::lock_guard lock(mu_);
+    health = Health();
+    if (health.ok()) epoch = SubmitUpTo(ticket);
+  }
+  if (!health.ok()) return done(health);
+  pipeline_.OnWritten(epoch, std::move(done));
+}
+
+void CrawlCore::WaitForWrites() {
+  uint64_t epoch;
+  {
+    std::lock_guard lock(mu_);
+    epoch = batch_epoch_ - 1;
+  }
+  (void)pipeline_.Wait(epoch);  // a failure is reported by the calls
 }
 
 void CrawlCore::SetWorkCallback(std::function<void()> callback) {
@@ -356,7 +402,7 @@ Status CrawlCore::UpdateHost(std::string_view crawl, std::string_view host,
                              const std::function<void(HostState&, rocksdb::WriteBatch*)>& f) {
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     auto h = HostByName(crawl, host);
     if (!h.ok()) return h.status();
     f(**h, &pending_);
@@ -403,7 +449,7 @@ Status CrawlCore::SetHostRobots(std::string_view crawl, std::string_view host,
 Status CrawlCore::SetPaused(std::string_view crawl, bool paused) {
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     rocksdb::WriteBatch& batch = pending_;
     const char* v = paused ? "1" : "0";
     if (crawl.empty()) {

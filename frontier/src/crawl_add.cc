@@ -2,6 +2,7 @@
 // dedup, queue entries committed with their seen-set entry.
 
 #include <algorithm>
+#include <cassert>
 
 #include "crawlfront/frontier/crawl.h"
 
@@ -142,7 +143,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
   bool any_new = false;
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     CrawlState& crawl = CrawlFor(crawl_id);
     std::vector<size_t> cand;  // indexes of requests that reach the seen-set
     std::vector<SeenKey> keys;
@@ -165,9 +166,9 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     }
     // Arrival numbers follow request order (the seen-set calls back in its
     // own order); numbers of URLs that turn out seen are simply unused.
-    // The seen-set's write carries host records of the current RAM state:
-    // what earlier calls left pending must reach the disk first.
-    if (!cand.empty() && HasPending()) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+    // The seen-set's batch carries host records of the current RAM state:
+    // what earlier calls left pending goes to the writer before it.
+    if (!cand.empty()) SubmitPending();
     uint64_t first_seq = next_seq_;
     next_seq_ += cand.size();
     std::vector<SeenResult> seen;
@@ -188,6 +189,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       item.seq = first_seq + k;
       ReserveSeqs(&batch);
       QueueNew(h, std::move(item), &batch);
+      TouchQueue(h);  // this batch gets epoch batch_epoch_
       ++h.rec.added;
       ++crawl.stats.urls_seen;
       MarkDirty(h);
@@ -196,6 +198,12 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       // Host records and counters ride in the same atomic batch, once each.
       FlushDirty(&batch);
       if (crawl.dirty) PutCrawlStats(&batch, crawl);
+    }, [&](rocksdb::WriteBatch* batch, CommitPipeline::AfterWrite after) {
+      // Written by the writer thread while this thread goes on; the reply
+      // waits for it (Finish's ticket is later).
+      [[maybe_unused]] const uint64_t epoch = pipeline_.Submit(batch, std::move(after));
+      assert(epoch == batch_epoch_);
+      ++batch_epoch_;
     });
     if (!s.ok()) {
       sticky_error_ = s;  // RAM counters already moved

@@ -90,7 +90,7 @@ Status CrawlCore::EditDeny(std::string_view crawl, bool create, const DenyEdit& 
     std::shared_ptr<const DenyPatterns> base;
     {
       std::lock_guard lock(mu_);
-      CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+      CRAWLFRONT_RETURN_IF_ERROR(Health());
       auto it = crawls_.find(crawl);
       if (it == crawls_.end() && !create) return Status::Ok();
       base = CrawlFor(crawl).deny;
@@ -102,7 +102,7 @@ Status CrawlCore::EditDeny(std::string_view crawl, bool create, const DenyEdit& 
     auto next = std::make_shared<DenyPatterns>();
     next->set = UrlPatternSet::Of(std::move(patterns));
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     CrawlState& c = CrawlFor(crawl);
     if (c.deny != base) continue;
     CRAWLFRONT_RETURN_IF_ERROR(StoreDeny(c, std::move(next)));

@@ -48,12 +48,12 @@ uint64_t CrawlCore::ForgetQueue(HostState& h) {
 Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64_t* dropped) {
   *dropped = 0;
   std::lock_guard lock(mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  CRAWLFRONT_RETURN_IF_ERROR(Health());
   auto found = FindHostByName(crawl, host);
   if (!found.ok()) return found.status();
   HostState* h = *found;
   if (h == nullptr || h->rec.queued + h->rec.scheduled == 0) return Status::Ok();
-  if (h->touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  if (Unwritten(*h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
   std::vector<KeyValue> keep;
   CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(*h, &keep));
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
@@ -80,7 +80,7 @@ Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host
   std::string host_key;
   for (bool more = true; more;) {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     auto found = FindHostByName(crawl, host);
     if (!found.ok()) return found.status();
     HostState* h = *found;
@@ -100,7 +100,7 @@ Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host
 // and refilled from RocksDB by the next lease.
 Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                                     bool* more, uint64_t* dropped) {
-  if (h.touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  if (Unwritten(h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
   const std::string end = h.prefix + '\2';
   rocksdb::ReadOptions ro;
@@ -148,7 +148,7 @@ Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std
 Status CrawlCore::DropCrawl(std::string_view crawl, uint64_t* dropped) {
   *dropped = 0;
   std::lock_guard lock(mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  CRAWLFRONT_RETURN_IF_ERROR(Health());
   if (crawl.empty()) crawl = kDefaultCrawl;
   if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
   auto it = crawls_.find(crawl);
@@ -203,12 +203,12 @@ Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t
                            std::vector<QueuedUrl>* out) {
   out->clear();
   std::lock_guard lock(mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+  CRAWLFRONT_RETURN_IF_ERROR(Health());
   auto found = FindHostByName(crawl, host);
   if (!found.ok()) return found.status();
   HostState* h = *found;
   if (h == nullptr || max == 0) return Status::Ok();
-  if (h->touched_epoch == batch_epoch_) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  if (Unwritten(*h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
   std::string begin = h->prefix + '\0', end = h->prefix + '\2';
   rocksdb::ReadOptions ro;
   rocksdb::Slice upper(end);

@@ -84,6 +84,9 @@ void FrontierNode::Stop() {
   if (expiry_thread_.joinable()) expiry_thread_.join();
   if (admin_thread_.joinable()) admin_thread_.join();  // after its queued jobs
   if (resp_) resp_->Stop();
+  // Connections waiting on writes are told through their io_context, which
+  // must still exist then.
+  if (crawl_) crawl_->WaitForWrites();
   if (http_) http_->Stop();
   Status s = seen_->SnapshotNow();
   if (!s.ok()) spdlog::error("frontier: snapshot at shutdown failed: {}", s.ToString());

@@ -64,7 +64,7 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
   size_t before = out->size();
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     int64_t now = clock_->NowMs();
     MoveDueToRing(now);
     std::vector<RingEntry> skipped;  // hosts of other crawls keep their turn
@@ -103,7 +103,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
   // RocksDB reads of this host's queue must see its pending writes: write
   // them first if pending_ touched it (other hosts' writes do not matter).
   auto sync = [&]() -> Status {
-    return h.touched_epoch == batch_epoch_ ? Flush() : Status::Ok();
+    return Unwritten(h) ? Flush() : Status::Ok();
   };
   if (h.rec.scheduled > 0 && h.sched_min_due <= now) {
     CRAWLFRONT_RETURN_IF_ERROR(sync());

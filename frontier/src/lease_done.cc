@@ -181,7 +181,7 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
   bool wake = false;
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     int64_t now = clock_->NowMs();
     uint64_t id;
     LeaseInFlight* l = FindLease(worker, lease_id, &id);
@@ -250,7 +250,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
   size_t n = 0;
   {
     std::lock_guard lock(mu_);
-    CRAWLFRONT_RETURN_IF_ERROR(sticky_error_);
+    CRAWLFRONT_RETURN_IF_ERROR(Health());
     int64_t now = clock_->NowMs();
     rocksdb::WriteBatch& batch = pending_;
     std::vector<uint32_t> touched;

@@ -129,11 +129,18 @@ void CommitRound::EndCommand(size_t reply_end, bool deferred) {
   joined_.clear();
 }
 
-void CommitRound::Finish(std::string* out) {
+std::vector<RoundCommit*> CommitRound::commits() const {
+  std::vector<RoundCommit*> out;
+  for (const Entry& e : entries_) out.push_back(e.commit.get());
+  return out;
+}
+
+void CommitRound::Finish(std::span<const Status> results, std::string* out) {
   // (start, end, error reply) of every reply to replace.
   std::vector<std::tuple<size_t, size_t, std::string>> failed;
-  for (Entry& e : entries_) {
-    Status st = e.commit->Commit();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    const Status& st = results[i];
     if (st.ok() || e.replies.empty()) continue;
     std::string error = CommitErrorReply(st);
     for (auto [start, end] : e.replies) failed.emplace_back(start, end, error);

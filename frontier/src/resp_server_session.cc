@@ -12,6 +12,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
@@ -172,6 +173,32 @@ const RespServer::CommandEntry* RespSession::LookupCommand(const std::string& na
   return last_command_;
 }
 
+namespace {
+
+// Waits for one commit without blocking the io thread: its result comes
+// back through the connection's executor, whatever thread finished it.
+asio::awaitable<Status> AwaitCommit(RoundCommit* commit) {
+  auto ex = co_await asio::this_coro::executor;
+  co_return co_await asio::async_initiate<decltype(asio::use_awaitable), void(Status)>(
+      [commit, ex](auto handler) {
+        auto h = std::make_shared<decltype(handler)>(std::move(handler));
+        commit->CommitAsync([h, ex](const Status& st) {
+          asio::post(ex, [h, st]() mutable { std::move(*h)(st); });
+        });
+      },
+      asio::use_awaitable);
+}
+
+}  // namespace
+
+asio::awaitable<void> RespSession::FinishRound() {
+  std::vector<RoundCommit*> commits = round_.commits();
+  std::vector<Status> results;
+  results.reserve(commits.size());
+  for (RoundCommit* commit : commits) results.push_back(co_await AwaitCommit(commit));
+  round_.Finish(results, &out_);
+}
+
 asio::awaitable<bool> RespSession::Flush() {
   writing_.clear();
   writing_.swap(out_);
@@ -203,7 +230,7 @@ asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
     // beforeSleep); without it each request at P=1 paid its own write.
     if (!round_.empty()) {
       co_await asio::post(socket_.get_executor(), asio::use_awaitable);
-      round_.Finish(&out_);
+      co_await FinishRound();
     }
     if (!out_.empty() && !co_await Flush()) break;
     if (closing_) break;

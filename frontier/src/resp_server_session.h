@@ -38,6 +38,8 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   const RespServer::CommandEntry* LookupCommand(const std::string& name);
   void ExecuteOne();
   boost::asio::awaitable<bool> Flush();
+  // Runs the round's commits (see RoundCommit), then fixes up its replies.
+  boost::asio::awaitable<void> FinishRound();
   boost::asio::awaitable<bool> ReadSome();
   DeferredReply::Deliver MakeDeliver();
   void OnDeferredComplete(std::string encoded);

@@ -5,7 +5,8 @@
 //   3. under the lock: keys RocksDB lacks (false positives) are claimed,
 //      unless another batch claimed or committed them meanwhile;
 //   4. no lock: one RocksDB write for all claims (concurrent batches' writes
-//      are grouped by RocksDB's write leader);
+//      are grouped by RocksDB's write leader), or the batch handed to the
+//      caller's writer thread (`submit`), which runs step 5 after writing;
 //   5. under the lock: claims retire from pending into the cache.
 // A batch that finds a key pending answers "seen" before the claimer's write
 // is acknowledged; if that write fails, the claimer reports the error and
@@ -55,7 +56,8 @@ void ForEachPartitionRun(const std::vector<uint32_t>& idx, const std::vector<uin
 }  // namespace
 
 Status SeenSet::InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResult>* out,
-                            const OnNew& on_new, const BeforeWrite& before_write) {
+                            const OnNew& on_new, const BeforeWrite& before_write,
+                            const Submit& submit) {
   const size_t n = keys.size();
   out->assign(n, SeenResult::kSeen);
   if (n == 0) return Status::Ok();
@@ -82,8 +84,9 @@ Status SeenSet::InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResul
 
   ClassifyAndClaim(in);
   Status st = in.to_check.empty() ? Status::Ok() : ConfirmOnDisk(in);
-  if (st.ok() && !in.claimed.empty()) st = WriteClaims(in, on_new, before_write);
-  RetireClaims(in, st.ok());
+  const bool handed_over = st.ok() && !in.claimed.empty() && submit;
+  if (st.ok() && !in.claimed.empty()) st = WriteClaims(in, on_new, before_write, submit);
+  if (!handed_over) RetireClaims(ClaimsOf(in), st.ok());
   bloom_negatives_.fetch_add(in.negatives, std::memory_order_relaxed);
   cache_hits_.fetch_add(in.hits, std::memory_order_relaxed);
   false_positives_.fetch_add(in.false_positives, std::memory_order_relaxed);
@@ -172,7 +175,8 @@ Status SeenSet::ConfirmOnDisk(Insert& in) {
   return st;
 }
 
-Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write) {
+Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write,
+                            const Submit& submit) {
   rocksdb::WriteBatch batch;
   std::array<char, kSeenKeyBytes> key;
   std::string log_value;
@@ -188,21 +192,31 @@ Status SeenSet::WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& 
     if (on_new) on_new(i, batch);
   }
   if (before_write) before_write(batch);
-  return store_->Write(&batch);
+  if (!submit) return store_->Write(&batch);
+  submit(&batch, [this, claims = ClaimsOf(in)](const Status& st) mutable {
+    RetireClaims(std::move(claims), st.ok());
+  });
+  return Status::Ok();
+}
+
+std::vector<SeenSet::Claimed> SeenSet::ClaimsOf(const Insert& in) {
+  std::vector<Claimed> claims;
+  claims.reserve(in.claimed.size());
+  for (uint32_t i : in.claimed) claims.push_back({in.part[i], in.keys[i].fingerprint});
+  return claims;
 }
 
 // Claims leave pending. Committed ones enter the cache; failed ones stay in
 // the filter (a false positive the exact check corrects) but not in items.
-void SeenSet::RetireClaims(Insert& in, bool committed) {
-  std::sort(in.claimed.begin(), in.claimed.end(), [&](uint32_t a, uint32_t b) {
-    return in.part[a] < in.part[b];
-  });
-  ForEachPartitionRun(in.claimed, in.part, [&](size_t first, size_t last) {
-    const uint32_t p = in.part[in.claimed[first]];
+void SeenSet::RetireClaims(std::vector<Claimed> claims, bool committed) {
+  std::sort(claims.begin(), claims.end(),
+            [](const Claimed& a, const Claimed& b) { return a.part < b.part; });
+  for (size_t a = 0; a < claims.size();) {
+    const uint32_t p = claims[a].part;
     Partition& P = *parts_[p];
     std::lock_guard lock(P.mu);
-    for (size_t c = first; c < last; ++c) {
-      const Fingerprint& fp = in.keys[in.claimed[c]].fingerprint;
+    for (; a < claims.size() && claims[a].part == p; ++a) {
+      const Fingerprint& fp = claims[a].fp;
       P.pending.erase(fp);
       if (committed) {
         cache_->Put(fp);
@@ -212,7 +226,7 @@ void SeenSet::RetireClaims(Insert& in, bool committed) {
     }
     ++P.retired;
     if (committed) MaybeScheduleRebuild(p);
-  });
+  }
 }
 
 }  // namespace crawlfront

@@ -1,4 +1,5 @@
 #include "crawlfront/frontier/store.h"
+#include "crawlfront/frontier/commit_pipeline.h"
 
 #include <unistd.h>
 
@@ -309,6 +310,120 @@ TEST(StoreWalSyncTest, FailedSyncRefusesWritesAndLosesNothingAcknowledged) {
     EXPECT_TRUE((*reopened)->GetMeta(key).ok()) << key;
   }
   EXPECT_FALSE((*reopened)->GetMeta("refused").ok());
+  reopened->reset();
+  std::filesystem::remove_all(dir);
+}
+
+
+// ---- CommitPipeline -------------------------------------------------------
+
+rocksdb::WriteBatch MetaBatch(Store& s, const std::string& key, const std::string& value) {
+  rocksdb::WriteBatch b;
+  b.Put(s.cf(Cf::kMeta), key, value);
+  b.Put(s.cf(Cf::kMeta), "last", value);  // the last batch written wins
+  return b;
+}
+
+// Batches reach the disk in submission order; each one's AfterWrite runs
+// before anyone waiting on it hears that it is written.
+TEST(CommitPipelineTest, WritesInOrderAndTellsWaitersAfterRetiring) {
+  auto dir = FreshDir("pipeline-order");
+  auto store = OpenSyncing(dir, Durability::kWal);
+  ASSERT_NE(store, nullptr);
+  constexpr uint64_t kBatches = 300;
+  std::atomic<uint64_t> retired{0};
+  std::atomic<int> out_of_order{0}, early{0}, told{0};
+  {
+    CommitPipeline pipeline(store.get());
+    for (uint64_t i = 1; i <= kBatches; ++i) {
+      rocksdb::WriteBatch b = MetaBatch(*store, "k" + std::to_string(i), std::to_string(i));
+      uint64_t epoch = pipeline.Submit(&b, [&, i](const Status& st) {
+        if (!st.ok() || retired.fetch_add(1) + 1 != i) ++out_of_order;
+      });
+      ASSERT_EQ(epoch, i);
+      EXPECT_EQ(b.Count(), 0u);  // taken
+      if (i % 7 == 0) {
+        pipeline.OnWritten(i, [&, i](const Status& st) {
+          if (!st.ok() || retired.load() < i) ++early;
+          ++told;
+        });
+      }
+    }
+    EXPECT_EQ(pipeline.next_epoch(), kBatches + 1);
+    ASSERT_TRUE(pipeline.Wait(kBatches).ok());
+    EXPECT_EQ(retired.load(), kBatches);
+    EXPECT_EQ(pipeline.written(), kBatches + 1);
+    bool inline_call = false;  // already written: told at once, here
+    pipeline.OnWritten(5, [&](const Status& st) { inline_call = st.ok(); });
+    EXPECT_TRUE(inline_call);
+    EXPECT_TRUE(pipeline.Wait(0).ok());
+  }
+  EXPECT_EQ(out_of_order.load(), 0);
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(told.load(), static_cast<int>(kBatches / 7));
+  EXPECT_EQ(*store->GetMeta("last"), std::to_string(kBatches));
+  EXPECT_TRUE(store->GetMeta("k1").ok());
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// Destroying the pipeline writes what was submitted.
+TEST(CommitPipelineTest, DestructionWritesEverythingSubmitted) {
+  auto dir = FreshDir("pipeline-drain");
+  auto store = OpenSyncing(dir, Durability::kWal);
+  ASSERT_NE(store, nullptr);
+  {
+    CommitPipeline pipeline(store.get());
+    for (int i = 1; i <= 100; ++i) {
+      rocksdb::WriteBatch b = MetaBatch(*store, "k" + std::to_string(i), std::to_string(i));
+      pipeline.Submit(&b);
+    }
+  }
+  EXPECT_EQ(*store->GetMeta("last"), "100");
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// After a failed write nothing more is written: the failed batch and every
+// later one report the error, earlier ones stay acknowledged.
+TEST(CommitPipelineTest, AfterAFailedWriteLaterBatchesFailToo) {
+  auto dir = FreshDir("pipeline-fail");
+  auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
+  auto store = OpenSyncing(dir, Durability::kEverySec,
+                           std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+  ASSERT_NE(store, nullptr);
+  {
+    CommitPipeline pipeline(store.get());
+    rocksdb::WriteBatch b = MetaBatch(*store, "before", "1");
+    const uint64_t good = pipeline.Submit(&b);
+    ASSERT_TRUE(pipeline.Wait(good).ok());
+    fs->fail = true;
+    ASSERT_TRUE(PutOne(*store, "unsynced").ok());  // the next WAL sync fails
+    ASSERT_TRUE(WaitFor([&] { return store->wal_sync_stats().failing; }));
+    fs->fail = false;
+    std::vector<Status> after(3);
+    uint64_t first_bad = 0;
+    for (int i = 0; i < 3; ++i) {
+      rocksdb::WriteBatch bad = MetaBatch(*store, "refused" + std::to_string(i), "x");
+      uint64_t e = pipeline.Submit(&bad, [&after, i](const Status& st) { after[i] = st; });
+      if (i == 0) first_bad = e;
+    }
+    Status waited = pipeline.Wait(first_bad + 2);
+    EXPECT_EQ(waited.code(), Status::Code::kIoError) << waited.ToString();
+    for (int i = 0; i < 3; ++i) EXPECT_FALSE(after[i].ok()) << i;
+    EXPECT_FALSE(pipeline.failure().ok());
+    EXPECT_TRUE(pipeline.Wait(good).ok());  // written before the failure
+    Status told;
+    pipeline.OnWritten(first_bad + 1, [&](const Status& st) { told = st; });
+    EXPECT_FALSE(told.ok());
+  }
+  store.reset();
+  auto reopened = Store::Open(dir.string(), StoreOptions{});
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_TRUE((*reopened)->GetMeta("before").ok());
+  for (const char* key : {"refused0", "refused1", "refused2"}) {
+    EXPECT_FALSE((*reopened)->GetMeta(key).ok()) << key;
+  }
   reopened->reset();
   std::filesystem::remove_all(dir);
 }

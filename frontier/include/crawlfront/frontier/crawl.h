@@ -7,9 +7,12 @@
 // retries and what survives a restart.
 //
 // Thread-safety: every public method may be called from any thread. One
-// mutex guards the scheduler and host state, and RocksDB writes happen under
-// it so that RAM and disk never disagree; URL canonicalization and scope
-// checks (the expensive part of Add) run outside it.
+// mutex guards the scheduler and host state; RocksDB batches are built
+// under it and written in that order by a writer thread (CommitPipeline),
+// so the disk goes through the same states as RAM, a few batches behind.
+// Reads of a host's queue on disk first wait for that host's writes. URL
+// canonicalization and scope checks (the expensive part of Add) run
+// outside the mutex.
 //
 // Group commit: Add, Lease and Done take an optional `ticket`. Without one
 // the call is durable when it returns. With one, its changes apply to RAM
@@ -38,6 +41,7 @@
 
 #include "crawlfront/common/adaptive_mutex.h"
 #include "crawlfront/common/clock.h"
+#include "crawlfront/frontier/commit_pipeline.h"
 #include "crawlfront/common/status.h"
 #include "crawlfront/common/string_map.h"
 #include "crawlfront/common/url.h"
@@ -216,6 +220,11 @@ class CrawlCore {
   // with one RocksDB write for everything pending if it is not yet written.
   // Returns the error of a failed write (after which every call fails).
   Status Sync(uint64_t ticket);
+  // The same without blocking: `done` runs once the changes are durable,
+  // on the writer thread (or here if they already are).
+  void SyncAsync(uint64_t ticket, CommitPipeline::Done done);
+  // Blocks until every batch handed to the writer is written.
+  void WaitForWrites();
   // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
   // `known` as for Done.
   Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
@@ -313,10 +322,19 @@ class CrawlCore {
                     const std::function<void(HostState&, rocksdb::WriteBatch*)>& f);
   Status SetPaused(std::string_view crawl, bool paused);
   void MarkDirty(HostState& h);
-  // pending_ holds queue writes of `h`: reads of its queue must Flush first.
+  // The batch of epoch batch_epoch_ (pending_, or an add's) holds queue
+  // writes of `h`: reads of its queue must Flush first while Unwritten(h).
   void TouchQueue(HostState& h) { h.touched_epoch = batch_epoch_; }
+  bool Unwritten(const HostState& h) const { return h.touched_epoch >= pipeline_.written(); }
   void FlushDirty(rocksdb::WriteBatch* batch);
   bool HasPending() const { return pending_.Count() > 0 || !dirty_hosts_.empty(); }
+  // A failed write, here or on the writer thread: RAM may be ahead of disk.
+  Status Health() const;
+  // Hands pending_ (with dirty host and crawl records) to the writer.
+  void SubmitPending();
+  // The epoch to wait for before acknowledging a call with `ticket`.
+  uint64_t SubmitUpTo(uint64_t ticket);
+  // SubmitPending, then waits for everything handed to the writer.
   Status Flush();
   // End of a writing call: leaves pending_ for Sync(*ticket), or Flush()es.
   Status Finish(uint64_t* ticket);
@@ -415,12 +433,14 @@ class CrawlCore {
   // are added when it is written. Its ticket is batch_epoch_, bumped by
   // every write of it.
   rocksdb::WriteBatch pending_;
-  uint64_t batch_epoch_ = 1;
+  uint64_t batch_epoch_ = 1;  // the epoch the next batch gets from pipeline_
 
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   uint64_t wake_epoch_ = 0;
   std::function<void()> on_work_;
+  // Last: destroyed first, writing what was handed to it.
+  CommitPipeline pipeline_;
 };
 
 }  // namespace crawlfront

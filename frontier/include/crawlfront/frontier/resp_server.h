@@ -108,6 +108,10 @@ class RoundCommit {
   // command that joined this commit is replaced by an error reply carrying
   // the message ("ERR " is prefixed unless it starts with an error code).
   virtual Status Commit() = 0;
+  // The same, with the result passed to `done`, possibly later and on
+  // another thread: the io thread serves other connections meanwhile. The
+  // default runs Commit() here.
+  virtual void CommitAsync(std::function<void(const Status&)> done) { done(Commit()); }
 };
 
 // The RoundCommits of one round of one connection, and which replies wait
@@ -126,9 +130,11 @@ class CommitRound {
   // (*out)[reply_start, reply_end); a deferred reply is not in *out.
   void BeginCommand(size_t reply_start);
   void EndCommand(size_t reply_end, bool deferred);
-  // Commits every registered commit in order, replaces in *out the replies
-  // of commands whose commit failed, and starts a new round.
-  void Finish(std::string* out);
+  // The registered commits, in creation order: the connection runs them.
+  std::vector<RoundCommit*> commits() const;
+  // With each commit's result (in commits()'s order): replaces in *out the
+  // replies of commands whose commit failed, and starts a new round.
+  void Finish(std::span<const Status> results, std::string* out);
   bool empty() const { return entries_.empty(); }
 
  private:

@@ -105,6 +105,10 @@ class SeenSet {
   // Called once after the last OnNew, before the write: for records that
   // many new keys change (a host's counters) and are written once.
   using BeforeWrite = std::function<void(rocksdb::WriteBatch& batch)>;
+  // Takes the finished batch instead of writing it here, and calls `after`
+  // with the write's result once it is written (CommitPipeline::Submit).
+  using Submit = std::function<void(rocksdb::WriteBatch* batch,
+                                    std::function<void(const Status&)> after)>;
 
   // Loads every partition (snapshot + replay of later inserts, or a scan of
   // the partition's range when it has no snapshot) and starts the background
@@ -122,8 +126,11 @@ class SeenSet {
   // Thread-safe. Partition locks are held only around in-memory checks, never
   // across RocksDB reads or the write: a key being written is "claimed"
   // (pending), and a concurrent batch sees it as seen (docs/seen_set.md).
+  // With `submit`, the write happens later elsewhere: *out is final on
+  // return, and claims stay pending until submit's `after` runs.
   Status InsertIfNew(std::span<const SeenKey> keys, std::vector<SeenResult>* out,
-                     const OnNew& on_new = nullptr, const BeforeWrite& before_write = nullptr);
+                     const OnNew& on_new = nullptr, const BeforeWrite& before_write = nullptr,
+                     const Submit& submit = nullptr);
 
   // Exact membership (Bloom, cache, then RocksDB), also in Bloom-only mode.
   Result<bool> Contains(const SeenKey& key);
@@ -161,8 +168,14 @@ class SeenSet {
   struct Insert;
   void ClassifyAndClaim(Insert& in);
   Status ConfirmOnDisk(Insert& in);
-  Status WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write);
-  void RetireClaims(Insert& in, bool committed);
+  Status WriteClaims(Insert& in, const OnNew& on_new, const BeforeWrite& before_write,
+                     const Submit& submit);
+  struct Claimed {
+    uint32_t part;
+    Fingerprint fp;
+  };
+  static std::vector<Claimed> ClaimsOf(const Insert& in);
+  void RetireClaims(std::vector<Claimed> claims, bool committed);
   void Claim(Partition& P, Insert& in, uint32_t i);
 
   Store* store_;

@@ -1,0 +1,114 @@
+#include "crawlfront/frontier/commit_pipeline.h"
+
+#include <pthread.h>
+
+#include <spdlog/spdlog.h>
+
+#include "crawlfront/frontier/store.h"
+
+namespace crawlfront {
+
+CommitPipeline::CommitPipeline(Store* store) : store_(store) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+CommitPipeline::~CommitPipeline() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_one();
+  thread_.join();
+}
+
+uint64_t CommitPipeline::Submit(rocksdb::WriteBatch* batch, AfterWrite after) {
+  Item item;
+  std::swap(item.batch, *batch);
+  item.after = std::move(after);
+  uint64_t epoch;
+  {
+    std::lock_guard lock(mu_);
+    epoch = next_epoch_++;
+    queue_.push_back(std::move(item));
+  }
+  work_cv_.notify_one();
+  return epoch;
+}
+
+uint64_t CommitPipeline::next_epoch() const {
+  std::lock_guard lock(mu_);
+  return next_epoch_;
+}
+
+uint64_t CommitPipeline::written() const {
+  std::lock_guard lock(mu_);
+  return written_;
+}
+
+Status CommitPipeline::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+Status CommitPipeline::ResultOf(uint64_t epoch) const {
+  return failed_epoch_ != 0 && epoch >= failed_epoch_ ? failure_ : Status::Ok();
+}
+
+Status CommitPipeline::Wait(uint64_t epoch) {
+  std::unique_lock lock(mu_);
+  written_cv_.wait(lock, [&] { return written_ > epoch; });
+  return ResultOf(epoch);
+}
+
+void CommitPipeline::OnWritten(uint64_t epoch, Done done) {
+  Status result;
+  {
+    std::lock_guard lock(mu_);
+    if (written_ <= epoch) {
+      waiters_.emplace_back(epoch, std::move(done));
+      return;
+    }
+    result = ResultOf(epoch);
+  }
+  done(result);
+}
+
+void CommitPipeline::Run() {
+  pthread_setname_np(pthread_self(), "crawlfront:wal");
+  std::unique_lock lock(mu_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stop_, and everything written
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    const uint64_t epoch = written_;
+    const bool failed = failed_epoch_ != 0;
+    lock.unlock();
+    // After a failure RAM is ahead of disk: later batches are not written.
+    Status st = failed ? Status::Ok() : store_->Write(&item.batch);
+    lock.lock();
+    if (!st.ok() && !failed) {
+      spdlog::error("crawl core: write failed, refusing further work: {}", st.ToString());
+      failed_epoch_ = epoch;
+      failure_ = st;
+    }
+    st = ResultOf(epoch);
+    lock.unlock();
+    // The batch's claims retire before anyone learns it is written.
+    if (item.after) item.after(st);
+    lock.lock();
+    written_ = epoch + 1;
+    std::vector<std::pair<Done, Status>> ready;
+    std::erase_if(waiters_, [&](auto& w) {
+      if (w.first > epoch) return false;
+      ready.emplace_back(std::move(w.second), ResultOf(w.first));
+      return true;
+    });
+    lock.unlock();
+    written_cv_.notify_all();
+    for (auto& [done, result] : ready) done(result);
+    lock.lock();
+  }
+}
+
+}  // namespace crawlfront
