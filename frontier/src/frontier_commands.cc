@@ -110,6 +110,7 @@ class CrawlRoundCommit : public RoundCommit {
   explicit CrawlRoundCommit(CrawlCore* core) : core_(core) {}
   void Note(uint64_t ticket) { ticket_ = std::max(ticket_, ticket); }
   Status Commit() override { return core_->Sync(ticket_); }
+  bool async() const override { return true; }
   void CommitAsync(std::function<void(const Status&)> done) override {
     core_->SyncAsync(ticket_, std::move(done));
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -27,6 +28,10 @@ struct FakeStore {
   int commits = 0;
   size_t largest_commit = 0;
   Status fail;  // returned by every commit when set
+  bool async = false;  // commits finish on a thread of their own
+  bool hold = false;   // commits wait until this is false again
+  std::condition_variable released;
+  std::vector<std::thread> threads;
 };
 
 class FakeCommit : public RoundCommit {
@@ -37,12 +42,18 @@ class FakeCommit : public RoundCommit {
     // Slow on purpose: a reply sent before the commit ended would reach
     // the client while its item is still unpublished.
     std::this_thread::sleep_for(5ms);
-    std::lock_guard<std::mutex> lock(store_->mu);
+    std::unique_lock<std::mutex> lock(store_->mu);
+    store_->released.wait(lock, [&] { return !store_->hold; });
     ++store_->commits;
     store_->largest_commit = std::max(store_->largest_commit, staged_.size());
     if (!store_->fail.ok()) return store_->fail;
     store_->committed.insert(staged_.begin(), staged_.end());
     return Status::Ok();
+  }
+  bool async() const override { return store_->async; }
+  void CommitAsync(std::function<void(const Status&)> done) override {
+    std::lock_guard<std::mutex> lock(store_->mu);
+    store_->threads.emplace_back([this, done] { done(Commit()); });
   }
 
  private:
@@ -50,12 +61,15 @@ class FakeCommit : public RoundCommit {
   std::vector<std::string> staged_;
 };
 
-class RespCommitTest : public ::testing::Test {
+// Run with synchronous commits and with commits that finish on another
+// thread (as the crawl core's do), on one io thread then.
+class RespCommitTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
+    store_.async = GetParam();
     RespServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.threads = 2;
+    options.threads = store_.async ? 1 : 2;
     server_ = std::make_unique<RespServer>(options);
     CommandSpec add;  // GCADD item: staged, published by the round's commit
     add.arity = 2;
@@ -85,8 +99,23 @@ class RespCommitTest : public ::testing::Test {
     client_ = std::move(c).value();
   }
   void TearDown() override {
+    Release();
     server_->Stop();
     for (auto& t : completers_) t.join();
+    // Commits end before the server's io_context goes.
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(store_.mu);
+      threads.swap(store_.threads);
+    }
+    for (auto& t : threads) t.join();
+  }
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(store_.mu);
+      store_.hold = false;
+    }
+    store_.released.notify_all();
   }
   bool Committed(const std::string& item) {
     std::lock_guard<std::mutex> lock(store_.mu);
@@ -99,7 +128,7 @@ class RespCommitTest : public ::testing::Test {
   std::vector<std::thread> completers_;
 };
 
-TEST_F(RespCommitTest, OneCommitPerRoundBeforeTheReplies) {
+TEST_P(RespCommitTest, OneCommitPerRoundBeforeTheReplies) {
   std::string pipeline;
   for (int i = 0; i < 100; ++i)
     pipeline += EncodeCommand({"GCADD", "i" + std::to_string(i)});
@@ -117,7 +146,7 @@ TEST_F(RespCommitTest, OneCommitPerRoundBeforeTheReplies) {
   EXPECT_LT(store_.commits, 100);
 }
 
-TEST_F(RespCommitTest, FailedCommitTurnsOnlyItsRepliesIntoErrors) {
+TEST_P(RespCommitTest, FailedCommitTurnsOnlyItsRepliesIntoErrors) {
   {
     std::lock_guard<std::mutex> lock(store_.mu);
     store_.fail = Status::IoError("disk on fire");
@@ -150,7 +179,7 @@ TEST_F(RespCommitTest, FailedCommitTurnsOnlyItsRepliesIntoErrors) {
   EXPECT_TRUE(Committed("g"));
 }
 
-TEST_F(RespCommitTest, DeferredReplyEndsTheRoundAndKeepsOrder) {
+TEST_P(RespCommitTest, DeferredReplyEndsTheRoundAndKeepsOrder) {
   auto replies = client_->Pipeline(
       {{"GCADD", "x"}, {"LATER", "y"}, {"GCADD", "z"}, {"ECHO", "w"}});
   ASSERT_TRUE(replies.ok()) << replies.status().ToString();
@@ -164,6 +193,38 @@ TEST_F(RespCommitTest, DeferredReplyEndsTheRoundAndKeepsOrder) {
   std::lock_guard<std::mutex> lock(store_.mu);
   EXPECT_GE(store_.commits, 2);  // x was committed before waiting for LATER
 }
+
+// While one connection's commit is still being written elsewhere, the io
+// thread (one here) serves other connections; the reply waits for it.
+class RespAsyncCommitTest : public RespCommitTest {};
+
+TEST_P(RespAsyncCommitTest, PendingCommitDoesNotHoldUpOtherConnections) {
+  {
+    std::lock_guard<std::mutex> lock(store_.mu);
+    store_.hold = true;
+  }
+  ASSERT_TRUE(client_->SendRaw(EncodeCommand({"GCADD", "held"})).ok());
+  RespClientOptions quick;
+  quick.timeout = std::chrono::seconds(2);  // a blocked io thread fails, not hangs
+  auto other = RespClient::Connect("127.0.0.1", server_->port(), quick);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  for (int i = 0; i < 20; ++i) {
+    auto pong = (*other)->Pipeline({{"PING"}});
+    ASSERT_TRUE(pong.ok()) << pong.status().ToString();
+    EXPECT_EQ((*pong)[0].str, "PONG");
+  }
+  EXPECT_FALSE(Committed("held"));
+  Release();
+  Result<RespValue> r = client_->ReadReply();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->integer, 1);
+  EXPECT_TRUE(Committed("held"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Commits, RespCommitTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Async" : "Sync"; });
+INSTANTIATE_TEST_SUITE_P(Commits, RespAsyncCommitTest, ::testing::Values(true),
+                         [](const auto&) { return "Async"; });
 
 }  // namespace
 }  // namespace crawlfront

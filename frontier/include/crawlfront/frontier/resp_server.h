@@ -108,9 +108,10 @@ class RoundCommit {
   // command that joined this commit is replaced by an error reply carrying
   // the message ("ERR " is prefixed unless it starts with an error code).
   virtual Status Commit() = 0;
-  // The same, with the result passed to `done`, possibly later and on
-  // another thread: the io thread serves other connections meanwhile. The
-  // default runs Commit() here.
+  // True if the connection should call CommitAsync instead: the result is
+  // passed to `done` later, possibly on another thread, and the io thread
+  // serves other connections meanwhile.
+  virtual bool async() const { return false; }
   virtual void CommitAsync(std::function<void(const Status&)> done) { done(Commit()); }
 };
 
