@@ -40,12 +40,10 @@ uint64_t CommitPipeline::next_epoch() const {
   return next_epoch_;
 }
 
-uint64_t CommitPipeline::written() const {
-  std::lock_guard lock(mu_);
-  return written_;
-}
+uint64_t CommitPipeline::written() const { return written_.load(std::memory_order_acquire); }
 
 Status CommitPipeline::failure() const {
+  if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard lock(mu_);
   return failure_;
 }
@@ -81,7 +79,7 @@ void CommitPipeline::Run() {
     if (queue_.empty()) return;  // stop_, and everything written
     Item item = std::move(queue_.front());
     queue_.pop_front();
-    const uint64_t epoch = written_;
+    const uint64_t epoch = written_.load(std::memory_order_relaxed);
     const bool failed = failed_epoch_ != 0;
     lock.unlock();
     // After a failure RAM is ahead of disk: later batches are not written.
@@ -91,13 +89,14 @@ void CommitPipeline::Run() {
       spdlog::error("crawl core: write failed, refusing further work: {}", st.ToString());
       failed_epoch_ = epoch;
       failure_ = st;
+      failed_.store(true, std::memory_order_release);
     }
     st = ResultOf(epoch);
     lock.unlock();
     // The batch's claims retire before anyone learns it is written.
     if (item.after) item.after(st);
     lock.lock();
-    written_ = epoch + 1;
+    written_.store(epoch + 1, std::memory_order_release);
     std::vector<std::pair<Done, Status>> ready;
     std::erase_if(waiters_, [&](auto& w) {
       if (w.first > epoch) return false;

@@ -12,6 +12,7 @@
 // batch fails with the same error (RAM is ahead of disk; reopen to
 // recover).
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -73,7 +74,10 @@ class CommitPipeline {
   std::deque<Item> queue_;
   std::vector<std::pair<uint64_t, Done>> waiters_;
   uint64_t next_epoch_ = 1;
-  uint64_t written_ = 1;
+  // Read without mu_ by written() and failure(), which the crawl core calls
+  // under its own mutex for every request; written under mu_.
+  std::atomic<uint64_t> written_{1};
+  std::atomic<bool> failed_{false};
   uint64_t failed_epoch_ = 0;  // 0: none
   Status failure_;
   bool stop_ = false;
