@@ -21,13 +21,22 @@ CommitPipeline::~CommitPipeline() {
   thread_.join();
 }
 
+namespace {
+constexpr size_t kSpareBatches = 4;
+constexpr size_t kLargestSpare = size_t{4} << 20;  // bytes of data
+}  // namespace
+
 uint64_t CommitPipeline::Submit(rocksdb::WriteBatch* batch, AfterWrite after) {
   Item item;
-  std::swap(item.batch, *batch);
   item.after = std::move(after);
   uint64_t epoch;
   {
     std::lock_guard lock(mu_);
+    std::swap(item.batch, *batch);
+    if (!spare_.empty()) {
+      std::swap(*batch, spare_.back());
+      spare_.pop_back();
+    }
     epoch = next_epoch_++;
     queue_.push_back(std::move(item));
   }
@@ -95,7 +104,10 @@ void CommitPipeline::Run() {
     lock.unlock();
     // The batch's claims retire before anyone learns it is written.
     if (item.after) item.after(st);
+    const bool keep = item.batch.GetDataSize() <= kLargestSpare;
+    if (keep) item.batch.Clear();
     lock.lock();
+    if (keep && spare_.size() < kSpareBatches) spare_.push_back(std::move(item.batch));
     written_.store(epoch + 1, std::memory_order_release);
     std::vector<std::pair<Done, Status>> ready;
     std::erase_if(waiters_, [&](auto& w) {
