@@ -246,6 +246,22 @@ bool WaitFor(Pred pred) {
   return pred();
 }
 
+// An everysec store over `fs`, which fails WAL syncs on demand.
+std::unique_ptr<Store> OpenOverFailingFs(const std::filesystem::path& dir,
+                                         const std::shared_ptr<FailingWalSyncFs>& fs) {
+  return OpenSyncing(dir, Durability::kEverySec,
+                     std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+}
+
+// Writes `key` and makes the WAL sync after it fail: the store then refuses
+// writes until reopened. Leaves `fs` working again.
+bool BreakWalSync(Store& s, FailingWalSyncFs& fs, const std::string& key) {
+  fs.fail = true;
+  bool broken = PutOne(s, key).ok() && WaitFor([&] { return s.wal_sync_stats().failing; });
+  fs.fail = false;
+  return broken;
+}
+
 TEST(StoreWalSyncTest, EverySecSyncsOnlyAfterWrites) {
   auto dir = FreshDir("everysec");
   auto store = OpenSyncing(dir, Durability::kEverySec);
@@ -275,28 +291,24 @@ TEST(StoreWalSyncTest, WalModeHasNoSyncer) {
   std::filesystem::remove_all(dir);
 }
 
-// After a failed WAL sync writes are refused with the reason, also once the
+// After a failed WAL sync writes are refused with the reason, although the
 // disk works again (RocksDB refuses them until the database is reopened);
 // nothing acknowledged before is lost.
 TEST(StoreWalSyncTest, FailedSyncRefusesWritesAndLosesNothingAcknowledged) {
   auto dir = FreshDir("failing");
   auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
   {
-    auto store = OpenSyncing(dir, Durability::kEverySec,
-                             std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+    auto store = OpenOverFailingFs(dir, fs);
     ASSERT_NE(store, nullptr);
     Store& s = *store;
     ASSERT_TRUE(PutOne(s, "before").ok());
-    fs->fail = true;
-    ASSERT_TRUE(PutOne(s, "unsynced").ok());  // the next sync fails
-    ASSERT_TRUE(WaitFor([&] { return s.wal_sync_stats().failing; }));
+    ASSERT_TRUE(BreakWalSync(s, *fs, "unsynced"));
     EXPECT_GE(s.wal_sync_stats().errors, 1u);
     Status refused = PutOne(s, "refused");
     EXPECT_EQ(refused.code(), Status::Code::kIoError);
     EXPECT_NE(refused.message().find("WAL fsync failed"), std::string::npos) << refused.message();
     EXPECT_NE(refused.message().find("injected"), std::string::npos) << refused.message();
     EXPECT_FALSE(s.PutMeta("refused", "v").ok());
-    fs->fail = false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // five more intervals
     EXPECT_TRUE(s.wal_sync_stats().failing);
     EXPECT_EQ(PutOne(s, "refused").code(), Status::Code::kIoError);
@@ -389,18 +401,14 @@ TEST(CommitPipelineTest, DestructionWritesEverythingSubmitted) {
 TEST(CommitPipelineTest, AfterAFailedWriteLaterBatchesFailToo) {
   auto dir = FreshDir("pipeline-fail");
   auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
-  auto store = OpenSyncing(dir, Durability::kEverySec,
-                           std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+  auto store = OpenOverFailingFs(dir, fs);
   ASSERT_NE(store, nullptr);
   {
     CommitPipeline pipeline(store.get());
     rocksdb::WriteBatch b = MetaBatch(*store, "before", "1");
     const uint64_t good = pipeline.Submit(&b);
     ASSERT_TRUE(pipeline.Wait(good).ok());
-    fs->fail = true;
-    ASSERT_TRUE(PutOne(*store, "unsynced").ok());  // the next WAL sync fails
-    ASSERT_TRUE(WaitFor([&] { return store->wal_sync_stats().failing; }));
-    fs->fail = false;
+    ASSERT_TRUE(BreakWalSync(*store, *fs, "unsynced"));
     std::vector<Status> after(3);
     uint64_t first_bad = 0;
     for (int i = 0; i < 3; ++i) {
