@@ -51,6 +51,11 @@ uint64_t CommitPipeline::next_epoch() const {
 
 uint64_t CommitPipeline::written() const { return written_.load(std::memory_order_acquire); }
 
+uint64_t CommitPipeline::queued() const {
+  std::lock_guard lock(mu_);
+  return next_epoch_ - written_;
+}
+
 Status CommitPipeline::failure() const {
   if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard lock(mu_);

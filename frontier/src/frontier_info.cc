@@ -59,13 +59,16 @@ const char* DurabilityName(Durability d) {
 }
 
 // Redis's section name, so tools that read `INFO persistence` find it.
-void PersistenceSection(std::string* out, const Store& store) {
+void PersistenceSection(std::string* out, const Store& store, const CrawlCore& crawl) {
   const WalSyncStats w = store.wal_sync_stats();
+  const CrawlCore::WriterStats ws = crawl.writer_stats();
   out->append("# Persistence\r\n");
   Line(out, "durability", DurabilityName(store.durability()));
   Line(out, "wal_syncs", std::to_string(w.syncs));
   Line(out, "wal_sync_errors", std::to_string(w.errors));
   Line(out, "wal_sync_failed", w.failing ? "1" : "0");
+  Line(out, "batches_written", std::to_string(ws.written));
+  Line(out, "write_queue", std::to_string(ws.queued));
 }
 
 }  // namespace
@@ -88,7 +91,7 @@ std::string FrontierNode::RenderInfo(std::string_view section) {
   if (section.empty() || section == "all" || section == "everything" ||
       section == "persistence") {
     if (!out.empty()) out += "\r\n";
-    PersistenceSection(&out, *store_);
+    PersistenceSection(&out, *store_, *crawl_);
   }
   return out;
 }
@@ -127,7 +130,9 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
                                  ps.last_snapshot_unix_ms});
   }
   const WalSyncStats w = store_->wal_sync_stats();
-  s.persistence = {DurabilityName(store_->durability()), w.syncs, w.errors, w.failing};
+  const CrawlCore::WriterStats ws = crawl_->writer_stats();
+  s.persistence = {DurabilityName(store_->durability()), w.syncs, w.errors, w.failing,
+                   ws.written, ws.queued};
   s.rebuild.running = ss.rebuilds_running > 0;
   s.rebuild.done = ss.rebuilds_running;
   s.rebuild.runs_completed = ss.rebuilds_done;

@@ -160,7 +160,9 @@ json::object PersistenceJson(const PersistenceStatus& p) {
   return {{"durability", Text(p.durability)},
           {"wal_syncs", p.wal_syncs},
           {"wal_sync_errors", p.wal_sync_errors},
-          {"wal_sync_failed", p.wal_sync_failed}};
+          {"wal_sync_failed", p.wal_sync_failed},
+          {"batches_written", p.batches_written},
+          {"write_queue", p.write_queue}};
 }
 
 json::object SnapshotJson(const StatusSnapshot& s) {

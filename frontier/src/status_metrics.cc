@@ -159,6 +159,11 @@ void WritePersistence(MetricWriter& w, const PersistenceStatus& p) {
   w.Single("crawlfront_wal_sync_failed", "gauge",
            "1 after a failed WAL fsync: writes are refused until a restart.",
            p.wal_sync_failed);
+  w.Single("crawlfront_batches_written_total", "counter",
+           "Crawl core batches written to RocksDB by the writer thread.", D(p.batches_written));
+  w.Single("crawlfront_write_queue_batches", "gauge",
+           "Crawl core batches waiting for the writer thread (grows on a slow disk).",
+           D(p.write_queue));
 }
 
 void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {

@@ -144,6 +144,8 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(s.at("persistence").at("durability").as_string(), "everysec");
   EXPECT_EQ(s.at("persistence").at("wal_syncs").to_number<uint64_t>(), 7777u);
   EXPECT_EQ(s.at("persistence").at("wal_sync_failed").as_bool(), true);
+  EXPECT_EQ(s.at("persistence").at("batches_written").to_number<uint64_t>(), 4242u);
+  EXPECT_EQ(s.at("persistence").at("write_queue").to_number<uint64_t>(), 3u);
   EXPECT_EQ(s.at("snapshot").at("text").as_string(), DescribeTask(snap.snapshot));
   EXPECT_EQ(s.at("rebuild").at("last_error").as_string(), snap.rebuild.last_error);
   // Crawled strings survive escaping intact.
@@ -206,6 +208,10 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_urls_dropped_total"], std::to_string(snap.totals.urls_dropped));
   EXPECT_EQ(m.types["crawlfront_wal_syncs_total"], "counter");
   EXPECT_EQ(single["crawlfront_wal_syncs_total"], "7777");
+  EXPECT_EQ(m.types["crawlfront_batches_written_total"], "counter");
+  EXPECT_EQ(single["crawlfront_batches_written_total"], "4242");
+  EXPECT_EQ(m.types["crawlfront_write_queue_batches"], "gauge");
+  EXPECT_EQ(single["crawlfront_write_queue_batches"], "3");
   EXPECT_EQ(single["crawlfront_wal_sync_errors_total"], "2");
   EXPECT_EQ(single["crawlfront_wal_sync_failed"], "1");
   EXPECT_EQ(partition_series, 10u);

@@ -151,6 +151,9 @@ TEST_F(RedisCliTest, InfoPersistenceShowsTheWalSyncs) {
   EXPECT_NE(after["wal_syncs"], "0");
   EXPECT_EQ(after["wal_sync_errors"], "0");
   EXPECT_EQ(after["wal_sync_failed"], "0");
+  // The add's batch went through the writer thread and was acknowledged.
+  EXPECT_NE(after["batches_written"], "0");
+  EXPECT_EQ(after["write_queue"], "0");
 }
 
 TEST_F(RedisCliTest, ErrorsAreRedisStyle) {

@@ -58,6 +58,8 @@ class CommitPipeline {
   void OnWritten(uint64_t epoch, Done done);
   // The first failed write's error, or OK.
   Status failure() const;
+  // Batches handed over and not yet written (a slow disk shows here).
+  uint64_t queued() const;
 
  private:
   struct Item {

@@ -225,6 +225,13 @@ class CrawlCore {
   void SyncAsync(uint64_t ticket, CommitPipeline::Done done);
   // Blocks until every batch handed to the writer is written.
   void WaitForWrites();
+  struct WriterStats {
+    uint64_t written = 0;  // batches written since start
+    uint64_t queued = 0;   // handed to the writer, not yet written
+  };
+  WriterStats writer_stats() const {
+    return {pipeline_.written() - 1, pipeline_.queued()};
+  }
   // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
   // `known` as for Done.
   Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);

@@ -109,6 +109,8 @@ struct PersistenceStatus {
   uint64_t wal_syncs = 0;  // background WAL fsyncs (everysec)
   uint64_t wal_sync_errors = 0;
   bool wal_sync_failed = false;  // writes are refused until a restart
+  uint64_t batches_written = 0;  // crawl core batches the writer thread wrote
+  uint64_t write_queue = 0;      // batches waiting for it
 };
 
 struct StatusSnapshot {
