@@ -93,38 +93,48 @@ void CommitPipeline::Run() {
     if (queue_.empty()) return;  // stop_, and everything written
     Item item = std::move(queue_.front());
     queue_.pop_front();
-    const uint64_t epoch = written_.load(std::memory_order_relaxed);
-    const bool failed = failed_epoch_ != 0;
     lock.unlock();
-    // After a failure RAM is ahead of disk: later batches are not written.
-    Status st = failed ? Status::Ok() : store_->Write(&item.batch);
-    lock.lock();
-    if (!st.ok() && !failed) {
-      spdlog::error("crawl core: write failed, refusing further work: {}", st.ToString());
-      failed_epoch_ = epoch;
-      failure_ = st;
-      failed_.store(true, std::memory_order_release);
-    }
-    st = ResultOf(epoch);
-    lock.unlock();
+    Status st = WriteNext(item);
     // The batch's claims retire before anyone learns it is written.
     if (item.after) item.after(st);
-    const bool keep = item.batch.GetDataSize() <= kLargestSpare;
-    if (keep) item.batch.Clear();
+    MarkWritten(std::move(item.batch));
     lock.lock();
-    if (keep && spare_.size() < kSpareBatches) spare_.push_back(std::move(item.batch));
+  }
+}
+
+// Writes the batch of epoch written_ (only this thread moves written_).
+// After a failure RAM is ahead of disk: later batches are not written.
+Status CommitPipeline::WriteNext(Item& item) {
+  if (failed_.load(std::memory_order_acquire)) return failure();
+  Status st = store_->Write(&item.batch);
+  if (st.ok()) return st;
+  spdlog::error("crawl core: write failed, refusing further work: {}", st.ToString());
+  std::lock_guard lock(mu_);
+  failed_epoch_ = written_.load(std::memory_order_relaxed);
+  failure_ = st;
+  failed_.store(true, std::memory_order_release);
+  return st;
+}
+
+// Advances written_ past the batch, keeps its buffer for reuse and tells
+// the waiters it satisfies.
+void CommitPipeline::MarkWritten(rocksdb::WriteBatch batch) {
+  const bool keep = batch.GetDataSize() <= kLargestSpare;
+  if (keep) batch.Clear();
+  std::vector<std::pair<Done, Status>> ready;
+  {
+    std::lock_guard lock(mu_);
+    if (keep && spare_.size() < kSpareBatches) spare_.push_back(std::move(batch));
+    const uint64_t epoch = written_.load(std::memory_order_relaxed);
     written_.store(epoch + 1, std::memory_order_release);
-    std::vector<std::pair<Done, Status>> ready;
     std::erase_if(waiters_, [&](auto& w) {
       if (w.first > epoch) return false;
       ready.emplace_back(std::move(w.second), ResultOf(w.first));
       return true;
     });
-    lock.unlock();
-    written_cv_.notify_all();
-    for (auto& [done, result] : ready) done(result);
-    lock.lock();
   }
+  written_cv_.notify_all();
+  for (auto& [done, result] : ready) done(result);
 }
 
 }  // namespace crawlfront

@@ -67,6 +67,8 @@ class CommitPipeline {
     AfterWrite after;
   };
   void Run();
+  Status WriteNext(Item& item);
+  void MarkWritten(rocksdb::WriteBatch batch);
   // REQUIRES: mu_ held. The result for an epoch below written_.
   Status ResultOf(uint64_t epoch) const;
 
