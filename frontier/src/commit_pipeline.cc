@@ -44,11 +44,6 @@ uint64_t CommitPipeline::Submit(rocksdb::WriteBatch* batch, AfterWrite after) {
   return epoch;
 }
 
-uint64_t CommitPipeline::next_epoch() const {
-  std::lock_guard lock(mu_);
-  return next_epoch_;
-}
-
 uint64_t CommitPipeline::written() const { return written_.load(std::memory_order_acquire); }
 
 uint64_t CommitPipeline::queued() const {

@@ -313,8 +313,12 @@ void CrawlCore::SubmitPending() {
     if (c->dirty) PutCrawlStats(&pending_, *c);
   }
   FlushDirty(&pending_);
-  if (pending_.Count() == 0) return;
-  [[maybe_unused]] const uint64_t epoch = pipeline_.Submit(&pending_);
+  if (pending_.Count() > 0) SubmitBatch(&pending_);
+}
+
+// REQUIRES: mu_ held, so that epochs follow batch_epoch_.
+void CrawlCore::SubmitBatch(rocksdb::WriteBatch* batch, CommitPipeline::AfterWrite after) {
+  [[maybe_unused]] const uint64_t epoch = pipeline_.Submit(batch, std::move(after));
   assert(epoch == batch_epoch_);
   ++batch_epoch_;  // touched before: written once the writer passes it
 }

@@ -2,7 +2,6 @@
 // dedup, queue entries committed with their seen-set entry.
 
 #include <algorithm>
-#include <cassert>
 
 #include "crawlfront/frontier/crawl.h"
 
@@ -201,9 +200,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
     }, [&](rocksdb::WriteBatch* batch, CommitPipeline::AfterWrite after) {
       // Written by the writer thread while this thread goes on; the reply
       // waits for it (Finish's ticket is later).
-      [[maybe_unused]] const uint64_t epoch = pipeline_.Submit(batch, std::move(after));
-      assert(epoch == batch_epoch_);
-      ++batch_epoch_;
+      SubmitBatch(batch, std::move(after));
     });
     if (!s.ok()) {
       sticky_error_ = s;  // RAM counters already moved

@@ -46,8 +46,6 @@ class CommitPipeline {
   // is left empty (a written batch's buffer, reused). Callers that need an
   // order between their batches submit under a lock of their own.
   uint64_t Submit(rocksdb::WriteBatch* batch, AfterWrite after = nullptr);
-  // The epoch the next Submit returns.
-  uint64_t next_epoch() const;
   // Every batch of an epoch below this is written (or failed).
   uint64_t written() const;
   // Blocks until the batch of `epoch` and every earlier one are written;

@@ -339,6 +339,8 @@ class CrawlCore {
   Status Health() const;
   // Hands pending_ (with dirty host and crawl records) to the writer.
   void SubmitPending();
+  // Hands `batch` to the writer as epoch batch_epoch_.
+  void SubmitBatch(rocksdb::WriteBatch* batch, CommitPipeline::AfterWrite after = nullptr);
   // The epoch to wait for before acknowledging a call with `ticket`.
   uint64_t SubmitUpTo(uint64_t ticket);
   // SubmitPending, then waits for everything handed to the writer.
