@@ -70,8 +70,9 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
     std::vector<RingEntry> skipped;  // hosts of other crawls keep their turn
     // Each visit leases at most one URL from one host, so a host returns to
     // the back of the ring and every ready host gets a turn (fairness).
-    size_t visits = 0, limit = ring_.size() + 2 * max + 16;
-    while (out->size() - before < max && !ring_.empty() && visits++ < limit) {
+    size_t visits = 0, limit = ring_.size() + 2 * max + 16, robots_work = 0;
+    while (out->size() - before < max && !ring_.empty() && visits++ < limit &&
+           robots_work < kRobotsWorkPerLease) {
       RingEntry e = ring_.front();
       ring_.pop_front();
       HostState& h = *hosts_[e.host];
@@ -81,7 +82,7 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
         continue;
       }
       h.place = HostState::Place::kNone;
-      Status s = LeaseFromHost(h, worker, now, &pending_, out);
+      Status s = LeaseFromHost(h, worker, now, &pending_, out, &robots_work);
       if (!s.ok()) {
         sticky_error_ = s;
         return s;
@@ -96,9 +97,11 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
 
 // Leases one URL of `h` if it is ready: its robots.txt if the rules are
 // missing or stale, else the first allowed page. Disallowed pages met on the
-// way are finished as robots-blocked (a bounded number per call).
+// way are finished as robots-blocked, as many as `robots_work` (the call's
+// matching so far) leaves room for under kRobotsWorkPerLease.
 Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t now,
-                                rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out) {
+                                rocksdb::WriteBatch* batch, std::vector<LeasedUrl>* out,
+                                size_t* robots_work) {
   if (ReadyTime(h, now) > now) return Status::Ok();
   // RocksDB reads of this host's queue must see its pending writes: write
   // them first if pending_ touched it (other hosts' writes do not matter).
@@ -124,6 +127,8 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
       StartLease(h, std::move(rec), "", now, batch, out);
       return Status::Ok();
     }
+    const bool check_robots = options_.respect_robots && h.robots;
+    if (check_robots && *robots_work >= kRobotsWorkPerLease) return Status::Ok();
     auto [key, item] = std::move(h.heads.front());
     h.heads.pop_front();
     // The smallest key after this one, in the floor's own buffer: building
@@ -131,7 +136,9 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     h.queue_floor.assign(key);
     h.queue_floor.push_back('\0');
     --h.rec.queued;
-    if (options_.respect_robots && h.robots && !h.robots->Allowed(PathAndQuery(item.url))) {
+    const std::string_view path = check_robots ? PathAndQuery(item.url) : std::string_view();
+    if (check_robots) *robots_work += h.robots->MatchCost(path.size());
+    if (check_robots && !h.robots->Allowed(path)) {
       batch->Delete(store_->cf(Cf::kQueue), key);
       TouchQueue(h);
       MarkDirty(h);

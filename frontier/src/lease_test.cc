@@ -58,6 +58,47 @@ TEST_F(LeaseTest, DisallowedPagesAreNeverLeasedAndCounted) {
   EXPECT_TRUE(core_->Finished(""));
 }
 
+// A robots.txt whose every rule must be tried before its last one blocks a
+// page: one Lease call does a bounded amount of that matching under the
+// crawl lock, then gives the other hosts their turn, and later calls finish
+// the host's pages.
+TEST_F(LeaseTest, HostileRobotsCostsEachLeaseCallBoundedWork) {
+  CrawlOptions o = TestOptions();
+  o.default_delay = std::chrono::milliseconds(0);
+  Open(o);
+  std::string text = "User-agent: *\n";
+  for (int i = 0; i < 50; ++i) {
+    text += "Disallow: /*" + std::string(2000, 'a') + std::to_string(i) + "\n";
+  }
+  text += "Disallow: /\n";
+  ASSERT_TRUE(core_->SetHostRobots("", "hostile.test", text).ok());
+  ASSERT_TRUE(core_->SetHostRobots("", "b.test", "User-agent: *\nDisallow:\n").ok());
+  constexpr int kPages = 300;
+  std::vector<std::string> urls;
+  for (int i = 0; i < kPages; ++i) urls.push_back("http://hostile.test/p" + std::to_string(100 + i));
+  AddUrls(urls);
+  AddUrls({"http://b.test/page"});
+  const size_t cost = ParseRobots(text, "crawlfront").MatchCost(std::string_view("/p100").size());
+  const uint64_t per_call = (kRobotsWorkPerLease + cost - 1) / cost;
+  ASSERT_LT(per_call, uint64_t{kPages}) << "the rules must be costly enough to hit the bound";
+
+  bool b_leased = false;
+  for (int call = 0; call < 2 * kPages && core_->Stats("").urls_robots_blocked < kPages; ++call) {
+    for (const auto& l : LeaseN(10)) {
+      EXPECT_EQ(l.url, "http://b.test/page");
+      b_leased = true;
+      EXPECT_TRUE(Done(l, Fetched()));
+    }
+    // Each call does its share of the matching, the last one what is left.
+    EXPECT_EQ(core_->Stats("").urls_robots_blocked,
+              std::min<uint64_t>(kPages, per_call * (call + 1)))
+        << "call " << call;
+  }
+  EXPECT_TRUE(b_leased) << "the hostile host must not starve the other one";
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, uint64_t{kPages});
+  EXPECT_TRUE(core_->Finished(""));
+}
+
 TEST_F(LeaseTest, UnreachableRobotsHoldsPagesUntilRetry) {
   CrawlOptions o = TestOptions();
   o.robots_error_retry = std::chrono::milliseconds(60'000);

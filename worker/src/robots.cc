@@ -290,6 +290,7 @@ RobotsRules RobotsRules::AllowAll() { return RobotsRules(); }
 RobotsRules RobotsRules::DisallowAll() {
   RobotsRules rules;
   rules.rules_.push_back({"/", false});
+  rules.Finish();
   return rules;
 }
 
@@ -302,6 +303,8 @@ void RobotsRules::Finish() {
     return a.pattern < b.pattern;
   });
   rules_.erase(std::unique(rules_.begin(), rules_.end()), rules_.end());
+  pattern_bytes_ = 0;
+  for (const RobotsRule& rule : rules_) pattern_bytes_ += rule.pattern.size();
 }
 
 bool RobotsRules::Allowed(std::string_view path_and_query) const {

@@ -309,6 +309,16 @@ TEST(RobotsRules, DuplicateRulesCollapse) {
   EXPECT_EQ(rules.rules(), expected);
 }
 
+TEST(RobotsRules, MatchCostCountsEveryRuleAndThePath) {
+  const RobotsRules rules =
+      ParseRobots("User-agent: *\nDisallow: /a*b\nAllow: /abc\nDisallow: /a*b\n", kToken);
+  ASSERT_EQ(rules.rules().size(), 2u);  // the duplicate is gone
+  EXPECT_EQ(rules.MatchCost(0), 4u + 4u + 2u);
+  EXPECT_EQ(rules.MatchCost(100), 4u + 4u + 2u * 101u);
+  EXPECT_EQ(RobotsRules::AllowAll().MatchCost(100), 0u);
+  EXPECT_EQ(RobotsRules::DisallowAll().MatchCost(10), 1u + 11u);
+}
+
 TEST(RobotsSerialize, RoundTrips) {
   const std::string bodies[] = {
       "",

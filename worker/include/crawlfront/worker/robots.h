@@ -48,6 +48,13 @@ class RobotsRules {
   // allowed. "/robots.txt" is always allowed.
   bool Allowed(std::string_view path_and_query) const;
 
+  // About how many bytes Allowed() compares at most for a path of
+  // `path_bytes` (each rule costs O(pattern + path)): callers that check many
+  // paths under a lock budget their work with it.
+  size_t MatchCost(size_t path_bytes) const {
+    return pattern_bytes_ + rules_.size() * (path_bytes + 1);
+  }
+
   // Crawl-delay of the selected group in seconds (fractions allowed), if it
   // had a valid one (finite, >= 0). The first valid line wins.
   std::optional<double> crawl_delay() const { return crawl_delay_; }
@@ -74,6 +81,7 @@ class RobotsRules {
   void Finish();
 
   std::vector<RobotsRule> rules_;
+  size_t pattern_bytes_ = 0;  // of rules_, set by Finish()
   std::optional<double> crawl_delay_;
   std::vector<std::string> sitemaps_;
 };
