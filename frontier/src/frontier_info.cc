@@ -69,6 +69,12 @@ void PersistenceSection(std::string* out, const Store& store, const CrawlCore& c
   Line(out, "wal_sync_failed", w.failing ? "1" : "0");
   Line(out, "batches_written", std::to_string(ws.written));
   Line(out, "write_queue", std::to_string(ws.queued));
+  // Named like Redis's aof_rewrite_in_progress: benchmarks wait for both.
+  const BackgroundWork b = store.background_work();
+  Line(out, "flush_in_progress", b.flushes_running > 0 || b.flush_pending ? "1" : "0");
+  Line(out, "compaction_in_progress",
+       b.compactions_running > 0 || b.compaction_pending ? "1" : "0");
+  Line(out, "immutable_memtables", std::to_string(b.immutable_memtables));
 }
 
 }  // namespace
@@ -133,6 +139,12 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
   const CrawlCore::WriterStats ws = crawl_->writer_stats();
   s.persistence = {DurabilityName(store_->durability()), w.syncs, w.errors, w.failing,
                    ws.written, ws.queued};
+  const BackgroundWork b = store_->background_work();
+  s.persistence.immutable_memtables = b.immutable_memtables;
+  s.persistence.flushes_running = b.flushes_running;
+  s.persistence.compactions_running = b.compactions_running;
+  s.persistence.flush_pending = b.flush_pending;
+  s.persistence.compaction_pending = b.compaction_pending;
   s.rebuild.running = ss.rebuilds_running > 0;
   s.rebuild.done = ss.rebuilds_running;
   s.rebuild.runs_completed = ss.rebuilds_done;

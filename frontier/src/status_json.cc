@@ -162,7 +162,12 @@ json::object PersistenceJson(const PersistenceStatus& p) {
           {"wal_sync_errors", p.wal_sync_errors},
           {"wal_sync_failed", p.wal_sync_failed},
           {"batches_written", p.batches_written},
-          {"write_queue", p.write_queue}};
+          {"write_queue", p.write_queue},
+          {"immutable_memtables", p.immutable_memtables},
+          {"flushes_running", p.flushes_running},
+          {"compactions_running", p.compactions_running},
+          {"flush_pending", p.flush_pending},
+          {"compaction_pending", p.compaction_pending}};
 }
 
 json::object SnapshotJson(const StatusSnapshot& s) {

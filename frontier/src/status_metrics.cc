@@ -164,6 +164,13 @@ void WritePersistence(MetricWriter& w, const PersistenceStatus& p) {
   w.Single("crawlfront_write_queue_batches", "gauge",
            "Crawl core batches waiting for the writer thread (grows on a slow disk).",
            D(p.write_queue));
+  w.Single("crawlfront_immutable_memtables", "gauge",
+           "Full memtables waiting to be flushed (grows when flushes fall behind).",
+           D(p.immutable_memtables));
+  w.Single("crawlfront_flushes_running", "gauge", "RocksDB memtable flushes running.",
+           D(p.flushes_running));
+  w.Single("crawlfront_compactions_running", "gauge", "RocksDB compactions running.",
+           D(p.compactions_running));
 }
 
 void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {

@@ -146,6 +146,11 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(s.at("persistence").at("wal_sync_failed").as_bool(), true);
   EXPECT_EQ(s.at("persistence").at("batches_written").to_number<uint64_t>(), 4242u);
   EXPECT_EQ(s.at("persistence").at("write_queue").to_number<uint64_t>(), 3u);
+  EXPECT_EQ(s.at("persistence").at("immutable_memtables").to_number<uint64_t>(), 5u);
+  EXPECT_EQ(s.at("persistence").at("flushes_running").to_number<uint64_t>(), 1u);
+  EXPECT_EQ(s.at("persistence").at("compactions_running").to_number<uint64_t>(), 2u);
+  EXPECT_EQ(s.at("persistence").at("flush_pending").as_bool(), true);
+  EXPECT_EQ(s.at("persistence").at("compaction_pending").as_bool(), false);
   EXPECT_EQ(s.at("snapshot").at("text").as_string(), DescribeTask(snap.snapshot));
   EXPECT_EQ(s.at("rebuild").at("last_error").as_string(), snap.rebuild.last_error);
   // Crawled strings survive escaping intact.
@@ -212,6 +217,10 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_batches_written_total"], "4242");
   EXPECT_EQ(m.types["crawlfront_write_queue_batches"], "gauge");
   EXPECT_EQ(single["crawlfront_write_queue_batches"], "3");
+  EXPECT_EQ(m.types["crawlfront_immutable_memtables"], "gauge");
+  EXPECT_EQ(single["crawlfront_immutable_memtables"], "5");
+  EXPECT_EQ(single["crawlfront_flushes_running"], "1");
+  EXPECT_EQ(single["crawlfront_compactions_running"], "2");
   EXPECT_EQ(single["crawlfront_wal_sync_errors_total"], "2");
   EXPECT_EQ(single["crawlfront_wal_sync_failed"], "1");
   EXPECT_EQ(partition_series, 10u);

@@ -170,6 +170,29 @@ Status Store::Write(rocksdb::WriteBatch* batch) {
   return FromRocks(db_->Write(write_options_, batch));
 }
 
+BackgroundWork Store::background_work() const {
+  BackgroundWork b;
+  uint64_t v = 0;
+  if (db_->GetIntProperty(rocksdb::DB::Properties::kNumRunningFlushes, &v)) {
+    b.flushes_running = v;
+  }
+  if (db_->GetIntProperty(rocksdb::DB::Properties::kNumRunningCompactions, &v)) {
+    b.compactions_running = v;
+  }
+  for (rocksdb::ColumnFamilyHandle* h : handles_) {
+    if (db_->GetIntProperty(h, rocksdb::DB::Properties::kNumImmutableMemTable, &v)) {
+      b.immutable_memtables += v;
+    }
+    if (db_->GetIntProperty(h, rocksdb::DB::Properties::kMemTableFlushPending, &v) && v) {
+      b.flush_pending = true;
+    }
+    if (db_->GetIntProperty(h, rocksdb::DB::Properties::kCompactionPending, &v) && v) {
+      b.compaction_pending = true;
+    }
+  }
+  return b;
+}
+
 WalSyncStats Store::wal_sync_stats() const {
   if (syncer_ == nullptr) return {};
   return {syncer_->syncs(), syncer_->errors(), syncer_->failing()};

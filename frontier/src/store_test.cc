@@ -90,6 +90,27 @@ class StoreDirTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+// A memtable switched out while background work is paused waits for its
+// flush, and the store says so; once flushed, nothing is left.
+TEST_F(StoreDirTest, BackgroundWorkShowsAPendingFlush) {
+  EXPECT_EQ(store_->background_work().immutable_memtables, 0u);
+  EXPECT_FALSE(store_->background_work().flush_pending);
+  ASSERT_TRUE(store_->db()->PauseBackgroundWork().ok());
+  ASSERT_TRUE(store_->db()->Put(store_->write_options(), store_->cf(Cf::kMeta), "k", "v").ok());
+  rocksdb::FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_TRUE(store_->db()->Flush(no_wait, store_->cf(Cf::kMeta)).ok());
+  BackgroundWork b = store_->background_work();
+  EXPECT_EQ(b.immutable_memtables, 1u);
+  EXPECT_TRUE(b.flush_pending);
+  EXPECT_EQ(b.flushes_running, 0u);
+  ASSERT_TRUE(store_->db()->ContinueBackgroundWork().ok());
+  ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kMeta)).ok());
+  b = store_->background_work();
+  EXPECT_EQ(b.immutable_memtables, 0u);
+  EXPECT_FALSE(b.flush_pending);
+}
+
 void CountCall(void* arg) { ++*static_cast<int*>(arg); }
 
 TEST_F(StoreDirTest, WriteGroupWritesOnceWithMergedRecords) {

@@ -9,8 +9,9 @@
 #   3. lease + done until the queue is empty, 8 simulated workers
 #      (FRONTIER.LEASE 100 + pipelined FRONTIER.DONE vs ZPOPMIN 100 + HSET
 #      inflight + pipelined HDEL).
-# Prints URLs/s, server CPU per URL (with Redis's AOF rewrite children, waited
-# for after each step), resident memory per queued URL after
+# Prints URLs/s, server CPU per URL (with Redis's AOF rewrite children and
+# crawl-frontier's memtable flushes and compactions, both waited for after
+# each step), resident memory per queued URL after
 # step 1 (VmRSS growth of the server process), ratios crawlfront/redis, and
 # the ceiling those ratios have while client and server share the cores.
 #   tests/bench/run_frontier_vs_redis.sh [URLS [HOSTS]]   (default 1000000 10000)
@@ -81,10 +82,12 @@ load() {
   local c0; c0=$(cpu_seconds "$server_pid")
   local line
   line=$(timeout "$RUN_TIMEOUT" "$LOAD" --target "$target" --port "$server_port" "$@")
+  local w0=$SECONDS
   wait_rewrite "$server_port"
+  local waited=$((SECONDS - w0))
   local cpu_us; cpu_us=$(awk -v a="$(cpu_seconds "$server_pid")" -v b="$c0" -v n="$(field "$line" urls)" \
     'BEGIN { printf "%.2f", (n > 0 ? 1e6 * (a - b) / n : 0) }')
-  echo "$line server_cpu_us_per_url=$cpu_us"
+  echo "$line server_cpu_us_per_url=$cpu_us background_wait_s=$waited"
   echo "$target $step $(field "$line" urls_per_s) $cpu_us $(field "$line" client_cpu_us_per_url)" \
     >>"$work/results"
   last_line=$line

@@ -111,6 +111,12 @@ struct PersistenceStatus {
   bool wal_sync_failed = false;  // writes are refused until a restart
   uint64_t batches_written = 0;  // crawl core batches the writer thread wrote
   uint64_t write_queue = 0;      // batches waiting for it
+  // RocksDB's background work (Store::background_work()).
+  uint64_t immutable_memtables = 0;  // full memtables not yet flushed
+  uint64_t flushes_running = 0;
+  uint64_t compactions_running = 0;
+  bool flush_pending = false;
+  bool compaction_pending = false;
 };
 
 struct StatusSnapshot {

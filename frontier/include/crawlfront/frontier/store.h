@@ -74,6 +74,16 @@ struct WalSyncStats {
   bool failing = false;  // a sync failed: writes are refused until a restart
 };
 
+// RocksDB's background work (flushes of full memtables, compactions), for
+// INFO and the status page: Redis shows its AOF rewrite the same way.
+struct BackgroundWork {
+  uint64_t immutable_memtables = 0;  // full memtables not yet flushed
+  uint64_t flushes_running = 0;
+  uint64_t compactions_running = 0;
+  bool flush_pending = false;       // a column family waits for a flush
+  bool compaction_pending = false;  // a column family's levels need one
+};
+
 class Store {
  public:
   // Opens (creating if missing) the database in `dir` with every column
@@ -94,6 +104,7 @@ class Store {
   Durability durability() const { return durability_; }
   // Zeros unless kEverySec.
   WalSyncStats wal_sync_stats() const;
+  BackgroundWork background_work() const;
 
   // Commits `batch`; converts RocksDB errors to IoError. IoError without
   // writing once a kEverySec sync has failed.
