@@ -5,7 +5,8 @@ crawlfront_module(NAME url_pattern SOURCES src/url_pattern.cc
                   DEPS crawlfront_status PkgConfig::RE2 spdlog::spdlog fmt::fmt)
 crawlfront_module(NAME crawl
   SOURCES src/crawl.cc src/crawl_add.cc src/crawl_deny.cc src/crawl_host_queue.cc
-          src/crawl_stats.cc src/host_codec.cc src/host_sched.cc src/lease.cc src/lease_done.cc
+          src/crawl_recount.cc src/crawl_stats.cc src/host_codec.cc src/host_sched.cc src/lease.cc
+          src/lease_done.cc
           src/scope.cc
   DEPS crawlfront_seen_set crawlfront_url crawlfront_robots crawlfront_store
        crawlfront_url_pattern spdlog::spdlog fmt::fmt)

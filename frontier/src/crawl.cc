@@ -67,19 +67,33 @@ CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, C
       scope_(std::move(scope)),
       pipeline_(store) {}
 
-// Writes what unacknowledged calls left pending, so RAM and disk agree.
+// Writes what unacknowledged calls left pending and the host records adds
+// left unwritten, then marks the close clean, so RAM and disk agree and the
+// next open need not count the queues.
 CrawlCore::~CrawlCore() {
   std::lock_guard lock(mu_);
-  if (!Health().ok() || !HasPending()) return;
+  if (!Health().ok()) return;
+  for (auto& h : hosts_) {
+    if (h->counts_unwritten) MarkDirty(*h);
+  }
+  FlushDirty(&pending_);
+  pending_.Put(store_->cf(Cf::kMeta), kMetaClosedClean, "1");
   Status s = Flush();
   if (!s.ok()) spdlog::error("crawl core: final write failed: {}", s.ToString());
 }
 
 Status CrawlCore::Restore() {
   std::lock_guard lock(mu_);
+  // Arrival numbers are reserved with the first add: without them nothing
+  // was ever queued (a new data directory).
+  const bool clean = store_->GetMeta(kMetaClosedClean).ok() || !store_->GetMeta(kMetaSeq).ok();
   CRAWLFRONT_RETURN_IF_ERROR(RestoreMeta());
   CRAWLFRONT_RETURN_IF_ERROR(RestoreHosts());
   CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases());
+  if (!clean) CRAWLFRONT_RETURN_IF_ERROR(RecountQueues());
+  // Written before anything else: a crash from here on leaves no mark.
+  pending_.Delete(store_->cf(Cf::kMeta), kMetaClosedClean);
+  CRAWLFRONT_RETURN_IF_ERROR(Flush());
   int64_t now = clock_->NowMs();
   uint64_t queued = 0;
   for (auto& h : hosts_) {
@@ -254,6 +268,7 @@ void CrawlCore::FlushDirty(rocksdb::WriteBatch* batch) {
   for (uint32_t id : dirty_hosts_) {
     HostState& h = *hosts_[id];
     h.dirty = false;
+    h.counts_unwritten = false;
     record_key_.assign(h.prefix);
     record_key_.push_back('H');
     EncodeHostRecordTo(h.rec, &record_value_);

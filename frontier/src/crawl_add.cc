@@ -191,7 +191,10 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       TouchQueue(h);  // this batch gets epoch batch_epoch_
       ++h.rec.added;
       ++crawl.stats.urls_seen;
-      MarkDirty(h);
+      // The host record is not rewritten for an add (it was a third of an
+      // add's writes): the queue entry is the change, and after a crash
+      // RecountQueues finds it.
+      h.counts_unwritten = true;
       crawl.dirty = true;
     }, [&](rocksdb::WriteBatch& batch) {
       // Host records and counters ride in the same atomic batch, once each.

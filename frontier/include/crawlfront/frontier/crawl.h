@@ -326,6 +326,7 @@ class CrawlCore {
   Status RestoreHosts();
   Status RestoreLeases();
   Status RestoreMeta();
+  Status RecountQueues();
   CrawlState& CrawlFor(std::string_view id);
   HostState& HostFor(CrawlState& crawl, std::string_view host_key, uint16_t partition);
   Result<HostState*> HostByName(std::string_view crawl, std::string_view host);

@@ -44,6 +44,9 @@ inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 inline constexpr std::string_view kMetaSeq = "crawl.seq";             // next arrival seq
 inline constexpr std::string_view kMetaLeaseSeq = "crawl.lease_seq";  // next lease id
 inline constexpr std::string_view kMetaPausedAll = "crawl.paused_all";
+// Present from a clean close until the next open: every host record is
+// current. Without it the open counts the queues (CrawlCore::RecountQueues).
+inline constexpr std::string_view kMetaClosedClean = "crawl.closed_clean";
 // "crawl.c.stats.<id>" -> counters, "crawl.c.paused.<id>" -> "1"/"0".
 inline constexpr std::string_view kMetaCrawlPrefix = "crawl.c.";
 
@@ -154,6 +157,9 @@ struct HostState {
   int64_t place_ms = 0;
   uint64_t gen = 0;
   bool dirty = false;  // rec must be written with the current batch
+  // Adds changed rec's counts (queued, scheduled, added) and nothing wrote
+  // it since: the close writes it, a restart after a crash counts kQueue.
+  bool counts_unwritten = false;
   uint64_t touched_epoch = 0;  // == CrawlCore::batch_epoch_: uncommitted queue writes
 };
 
