@@ -160,9 +160,11 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
         continue;
       }
       if (p.known_seen) continue;
+      PrefetchHost(*p.host);
       cand.push_back(i);
       keys.push_back(p.key);
     }
+    for (size_t i : cand) PrefetchLastHeadKey(*preps[i].host);
     // Arrival numbers follow request order (the seen-set calls back in its
     // own order); numbers of URLs that turn out seen are simply unused.
     // The seen-set's batch carries host records of the current RAM state:

@@ -49,6 +49,19 @@ void CrawlCore::Reschedule(HostState& h, int64_t now) {
   if (want == Place::kHeap) waiting_.push({t, h.id, h.gen});
 }
 
+// An add's new URLs are spread over many hosts whose state is cold: each
+// InsertHead waited for the floor's key and then the last head's, one miss
+// after another (7% of the add step's io thread).
+void CrawlCore::PrefetchHost(const HostState& h) {
+  __builtin_prefetch(h.prefix.data());
+  __builtin_prefetch(h.queue_floor.data());
+  if (!h.heads.empty()) __builtin_prefetch(&h.heads.back());
+}
+
+void CrawlCore::PrefetchLastHeadKey(const HostState& h) {
+  if (!h.heads.empty()) __builtin_prefetch(h.heads.back().first.data());
+}
+
 void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item) {
   // heads is a prefix of the ready queue: a new entry belongs in it if the
   // buffer holds the whole queue or the entry sorts before its last element.

@@ -393,6 +393,10 @@ class CrawlCore {
   int64_t ReadyTime(const HostState& h, int64_t now) const;
   void Reschedule(HostState& h, int64_t now);
   void InsertHead(HostState& h, const std::string& key, const QueueItem& item);
+  // Starts loading what QueueNew and InsertHead read of a host, in two
+  // steps: the first finds the last head, the second its key.
+  static void PrefetchHost(const HostState& h);
+  static void PrefetchLastHeadKey(const HostState& h);
   Status RefillHeads(HostState& h, int64_t now);
   Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
 
