@@ -69,15 +69,19 @@ CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, C
 
 // Writes what unacknowledged calls left pending and the host records adds
 // left unwritten, then marks the close clean, so RAM and disk agree and the
-// next open need not count the queues.
+// next open need not count the queues. A core whose Restore failed marks
+// nothing: its RAM state may be partial.
 CrawlCore::~CrawlCore() {
   std::lock_guard lock(mu_);
   if (!Health().ok()) return;
-  for (auto& h : hosts_) {
-    if (h->counts_unwritten) MarkDirty(*h);
+  if (restored_) {
+    for (auto& h : hosts_) {
+      if (h->counts_unwritten) MarkDirty(*h);
+    }
+    FlushDirty(&pending_);
+    pending_.Put(store_->cf(Cf::kMeta), kMetaClosedClean, "1");
   }
-  FlushDirty(&pending_);
-  pending_.Put(store_->cf(Cf::kMeta), kMetaClosedClean, "1");
+  if (!HasPending()) return;
   Status s = Flush();
   if (!s.ok()) spdlog::error("crawl core: final write failed: {}", s.ToString());
 }
@@ -102,6 +106,7 @@ Status CrawlCore::Restore() {
   }
   spdlog::info("crawl core: restored {} crawls, {} hosts, {} queued URLs", crawls_.size(),
                hosts_.size(), queued);
+  restored_ = true;
   return Status::Ok();
 }
 

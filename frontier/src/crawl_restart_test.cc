@@ -246,5 +246,28 @@ TEST_F(CrawlRestartTest, KilledProcessLosesNoAckedUrl) {
   }
 }
 
+// An open whose count fails (a queue key no version writes) fails, and its
+// close marks nothing: the next open counts again instead of trusting
+// records the failed one left half done.
+TEST_F(CrawlRestartTest, FailedCountLeavesNoCleanMark) {
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+    Open(NoRobotsOptions());
+    AddUrls({"http://a.test/1"});
+    child.Exit(0);  // no clean close
+  });
+  ASSERT_EQ(code, 0);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto store = Store::Open(dir_.path(), StoreOptions{});
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->db()->Put(rocksdb::WriteOptions(), (*store)->cf(Cf::kQueue),
+                                    std::string("\xff\xff", 2), "x").ok());
+    auto seen = SeenSet::Open(store->get(), NoTimerSeenOptions());
+    ASSERT_TRUE(seen.ok());
+    auto core = CrawlCore::Open(store->get(), seen->get(), NoRobotsOptions(), &clock_);
+    EXPECT_EQ(core.status().code(), Status::Code::kCorruption) << "attempt " << attempt;
+    EXPECT_FALSE((*store)->GetMeta(kMetaClosedClean).ok()) << "attempt " << attempt;
+  }
+}
+
 }  // namespace
 }  // namespace crawlfront

@@ -440,6 +440,7 @@ class CrawlCore {
   std::vector<uint32_t> dirty_hosts_;
   std::string record_key_, record_value_;  // FlushDirty's buffers
   std::map<uint64_t, LeaseInFlight> leases_;
+  bool restored_ = false;  // Restore finished: the close may mark itself clean
   std::deque<RingEntry> ring_;
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
