@@ -207,29 +207,37 @@ class FailingWalSyncFs : public rocksdb::FileSystemWrapper {
                                     rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->NewWritableFile(name, options, result, dbg);
     if (s.ok() && name.ends_with(".log")) {
-      *result = std::make_unique<File>(std::move(*result), &fail);
+      *result = std::make_unique<File>(std::move(*result), this);
     }
     return s;
   }
 
   std::atomic<bool> fail{false};
+  std::atomic<bool> hold{false};  // a WAL sync waits while set
+  std::atomic<int> syncs{0};      // WAL syncs begun
 
  private:
   class File : public rocksdb::FSWritableFileOwnerWrapper {
    public:
-    File(std::unique_ptr<rocksdb::FSWritableFile> t, const std::atomic<bool>* fail)
-        : FSWritableFileOwnerWrapper(std::move(t)), fail_(fail) {}
+    File(std::unique_ptr<rocksdb::FSWritableFile> t, FailingWalSyncFs* fs)
+        : FSWritableFileOwnerWrapper(std::move(t)), fs_(fs) {}
     rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
-      if (*fail_) return rocksdb::IOStatus::IOError("injected WAL sync failure");
-      return target()->Sync(o, d);
+      rocksdb::IOStatus s = Begin();
+      return s.ok() ? target()->Sync(o, d) : s;
     }
     rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
-      if (*fail_) return rocksdb::IOStatus::IOError("injected WAL sync failure");
-      return target()->Fsync(o, d);
+      rocksdb::IOStatus s = Begin();
+      return s.ok() ? target()->Fsync(o, d) : s;
     }
 
    private:
-    const std::atomic<bool>* fail_;
+    rocksdb::IOStatus Begin() {
+      ++fs_->syncs;
+      while (fs_->hold) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (fs_->fail) return rocksdb::IOStatus::IOError("injected WAL sync failure");
+      return rocksdb::IOStatus::OK();
+    }
+    FailingWalSyncFs* fs_;
   };
 };
 
@@ -395,6 +403,43 @@ TEST(CommitPipelineTest, WritesInOrderAndTellsWaitersAfterRetiring) {
   EXPECT_EQ(told.load(), static_cast<int>(kBatches / 7));
   EXPECT_EQ(*store->GetMeta("last"), std::to_string(kBatches));
   EXPECT_TRUE(store->GetMeta("k1").ok());
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// Batches queued while the writer waits on a write go out together as the
+// next one: under fsync durability one WAL sync covers them all (group
+// commit), and every record of every batch lands in order.
+TEST(CommitPipelineTest, BatchesQueuedDuringAWriteShareTheNextWrite) {
+  auto dir = FreshDir("pipeline-group");
+  auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
+  auto store = OpenSyncing(dir, Durability::kFsync,
+                           std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
+  ASSERT_NE(store, nullptr);
+  constexpr int kQueued = 50;
+  int syncs_for_queued = -1;
+  {
+    CommitPipeline pipeline(store.get());
+    fs->hold = true;
+    const int before_first = fs->syncs;
+    rocksdb::WriteBatch b = MetaBatch(*store, "first", "0");
+    pipeline.Submit(&b);
+    ASSERT_TRUE(WaitFor([&] { return fs->syncs > before_first; }));  // held in its sync
+    const int before_queued = fs->syncs;
+    uint64_t last = 0;
+    for (int i = 1; i <= kQueued; ++i) {
+      rocksdb::WriteBatch q = MetaBatch(*store, "k" + std::to_string(i), std::to_string(i));
+      if (i == kQueued / 2) q.Delete(store->cf(Cf::kMeta), "first");
+      last = pipeline.Submit(&q);
+    }
+    fs->hold = false;
+    ASSERT_TRUE(pipeline.Wait(last).ok());
+    syncs_for_queued = fs->syncs - before_queued;
+  }
+  EXPECT_EQ(syncs_for_queued, 1);
+  for (int i = 1; i <= kQueued; ++i) EXPECT_TRUE(store->GetMeta("k" + std::to_string(i)).ok()) << i;
+  EXPECT_EQ(*store->GetMeta("last"), std::to_string(kQueued));
+  EXPECT_FALSE(store->GetMeta("first").ok());
   store.reset();
   std::filesystem::remove_all(dir);
 }

@@ -6,9 +6,9 @@
 // (WAL append and memtable inserts) was 38% of the io thread, which was the
 // bottleneck (docs/benchmarks.md, session 24).
 //
-// Batches are written one at a time in submission order, so a later batch
-// (a lease's, a done's) never reaches the disk before an earlier one it
-// depends on. After a failed write nothing more is written: every later
+// Batches are written in submission order (those queued together as one
+// RocksDB write), so a later batch (a lease's, a done's) never reaches the
+// disk before an earlier one it depends on. After a failed write nothing more is written: every later
 // batch fails with the same error (RAM is ahead of disk; reopen to
 // recover).
 
@@ -64,9 +64,11 @@ class CommitPipeline {
     rocksdb::WriteBatch batch;
     AfterWrite after;
   };
+  // One batch with the records of a group's batches, in order.
+  static rocksdb::WriteBatch Concatenate(const std::vector<Item>& group);
   void Run();
-  Status WriteNext(Item& item);
-  void MarkWritten(rocksdb::WriteBatch batch);
+  Status WriteGroup(std::vector<Item>& group);
+  void MarkWritten(std::vector<Item>& group);
   // REQUIRES: mu_ held. The result for an epoch below written_.
   Status ResultOf(uint64_t epoch) const;
 
