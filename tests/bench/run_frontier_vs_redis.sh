@@ -19,7 +19,9 @@
 #   THREADS add client threads (4), WORKERS lease workers (8),
 #   FRONTIER the crawl-frontier binary ($BUILD_DIR/bin/crawl-frontier; e.g.
 #   an older build for an A/B), TARGETS which servers run ("crawlfront redis"),
-#   DURABILITY the frontier's data.durability (everysec).
+#   DURABILITY the frontier's data.durability (everysec), REDIS_FSYNC
+#   Redis's appendfsync (everysec); DURABILITY=fsync REDIS_FSYNC=always
+#   compares both with every acknowledged write fsynced.
 # The frontier runs without politeness (delay 0, robots off, 1000 leases per
 # host) because the Redis baseline has none. Everything on 127.0.0.1; every
 # process is stopped by PID; each load run is bounded by RUN_TIMEOUT (600 s).
@@ -35,6 +37,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 FRONTIER=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
 TARGETS=${TARGETS:-crawlfront redis}
 DURABILITY=${DURABILITY:-everysec}
+REDIS_FSYNC=${REDIS_FSYNC:-everysec}
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
 pids=()
@@ -70,7 +73,7 @@ start_crawlfront() {  # sets server_pid, server_port
 start_redis() {  # sets server_pid, server_port
   mkdir -p "$work/redis"
   start_redis_server "$work/redis" "$work/redis.log" --save '' --appendonly yes \
-    --appendfsync everysec || return 1
+    --appendfsync "$REDIS_FSYNC" || return 1
   server_pid=$redis_pid; pids+=("$server_pid")
   server_port=$redis_port
 }
@@ -111,7 +114,7 @@ run_target() {  # target
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 }
 
-echo "$URLS URLs per add step over $HOSTS hosts; crawl-frontier data.durability=$DURABILITY;" \
+echo "$URLS URLs per add step over $HOSTS hosts; crawl-frontier data.durability=$DURABILITY; redis appendfsync $REDIS_FSYNC;" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $TARGETS; do run_target "$t"; done
 [[ " $TARGETS " == *" crawlfront "* && " $TARGETS " == *" redis "* ]] || exit 0
