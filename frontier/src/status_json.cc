@@ -167,7 +167,8 @@ json::object PersistenceJson(const PersistenceStatus& p) {
           {"flushes_running", p.flushes_running},
           {"compactions_running", p.compactions_running},
           {"flush_pending", p.flush_pending},
-          {"compaction_pending", p.compaction_pending}};
+          {"compaction_pending", p.compaction_pending},
+          {"text", Text(DescribePersistence(p))}};
 }
 
 json::object SnapshotJson(const StatusSnapshot& s) {

@@ -144,6 +144,8 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(s.at("persistence").at("durability").as_string(), "everysec");
   EXPECT_EQ(s.at("persistence").at("wal_syncs").to_number<uint64_t>(), 7777u);
   EXPECT_EQ(s.at("persistence").at("wal_sync_failed").as_bool(), true);
+  EXPECT_EQ(s.at("persistence").at("text").as_string(),
+            "everysec: WAL fsync FAILED, writes are refused until a restart");
   EXPECT_EQ(s.at("persistence").at("batches_written").to_number<uint64_t>(), 4242u);
   EXPECT_EQ(s.at("persistence").at("write_queue").to_number<uint64_t>(), 3u);
   EXPECT_EQ(s.at("persistence").at("immutable_memtables").to_number<uint64_t>(), 5u);

@@ -68,6 +68,11 @@ TEST(DashboardUiTest, LiveCrawlShowsCountsAndChart) {
   EXPECT_LE(fetched, fetched_after) << *totals_html;
   EXPECT_GE(DomTotal(totals, "URLs seen"), fetched) << *totals_html;
 
+  // The durability row as the server words it (status.json's text).
+  auto tasks = KeyValues(InnerHtml(*dom, "tasks").value_or(""));
+  EXPECT_EQ(tasks["durability"].rfind("everysec: ", 0), 0u) << tasks["durability"];
+  EXPECT_NE(tasks["durability"].find(" WAL fsyncs"), std::string::npos) << tasks["durability"];
+
   auto points = Attribute(*dom, "rates", "data-points");
   ASSERT_TRUE(points.has_value()) << "the rate chart was not drawn";
   EXPECT_GT(ParseCount(*points).value_or(0), 0);

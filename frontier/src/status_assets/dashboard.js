@@ -27,15 +27,6 @@
   }
   function fill(id, rows) { $(id).replaceChildren(...rows); }
   function kv(id, pairs) { fill(id, pairs.map(([k, v]) => row([k, v]))); }
-  // Same text as DescribePersistence (status_summary.cc).
-  function persistence(p) {
-    const head = p.durability + ': ';
-    if (p.wal_sync_failed) return head + 'WAL fsync FAILED, writes are refused until a restart';
-    if (p.durability === 'everysec') return head + fmt(p.wal_syncs) + ' WAL fsyncs';
-    if (p.durability === 'fsync') return head + 'every write fsynced';
-    return head + 'WAL not fsynced (the kernel writes it back)';
-  }
-
   function progress(task) {
     const td = document.createElement('td');
     if (task.running && task.total > 0) {
@@ -72,7 +63,7 @@
       ['max est. FP rate', fmt(sum.fp_max)], ['rebuilding now', fmt(sum.rebuilding)],
     ]);
     fill('tasks', [row(['snapshot', progress(s.snapshot)]), row(['rebuild', progress(s.rebuild)]),
-      row(['durability', persistence(s.persistence)])]);
+      row(['durability', s.persistence.text])]);
     fill('fullest', seen.fullest.map((p) => row([p.id, p.items, p.capacity, p.fill_ratio,
       p.estimated_fp_rate, p.rebuilds, p.rebuilding ? 'rebuilding' : 'ok'])));
     drawHeatmap(seen.partitions);
