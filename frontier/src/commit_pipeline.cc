@@ -91,12 +91,15 @@ void CommitPipeline::Run() {
   for (;;) {
     work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stop_, and everything written
+    // The first batch whatever its size, then those that fit beside it: a
+    // large batch (a host's queue rewritten) is not copied into a group.
     size_t bytes = 0;
     do {
       bytes += queue_.front().batch.GetDataSize();
       group.push_back(std::move(queue_.front()));
       queue_.pop_front();
-    } while (!queue_.empty() && group.size() < kMaxGroup && bytes < kMaxGroupBytes);
+    } while (!queue_.empty() && group.size() < kMaxGroup &&
+             bytes + queue_.front().batch.GetDataSize() <= kMaxGroupBytes);
     lock.unlock();
     Status st = WriteGroup(group);
     // The batches' claims retire before anyone learns they are written.

@@ -407,41 +407,60 @@ TEST(CommitPipelineTest, WritesInOrderAndTellsWaitersAfterRetiring) {
   std::filesystem::remove_all(dir);
 }
 
-// Batches queued while the writer waits on a write go out together as the
-// next one: under fsync durability one WAL sync covers them all (group
-// commit), and every record of every batch lands in order.
-TEST(CommitPipelineTest, BatchesQueuedDuringAWriteShareTheNextWrite) {
-  auto dir = FreshDir("pipeline-group");
+// Holds the pipeline's first write in its WAL sync (fsync durability),
+// queues one batch per entry of `value_bytes` (key "k<i>", value that many
+// bytes; the middle one also deletes the first write's key), releases the
+// sync and returns how many WAL syncs the queued batches took. Checks that
+// every record landed.
+int SyncsForQueuedBatches(const char* name, const std::vector<size_t>& value_bytes) {
+  auto dir = FreshDir(name);
   auto fs = std::make_shared<FailingWalSyncFs>(rocksdb::FileSystem::Default());
   auto store = OpenSyncing(dir, Durability::kFsync,
                            std::shared_ptr<rocksdb::Env>(rocksdb::NewCompositeEnv(fs)));
-  ASSERT_NE(store, nullptr);
-  constexpr int kQueued = 50;
-  int syncs_for_queued = -1;
+  if (store == nullptr) return -1;
+  int syncs = -1;
   {
     CommitPipeline pipeline(store.get());
     fs->hold = true;
     const int before_first = fs->syncs;
     rocksdb::WriteBatch b = MetaBatch(*store, "first", "0");
     pipeline.Submit(&b);
-    ASSERT_TRUE(WaitFor([&] { return fs->syncs > before_first; }));  // held in its sync
+    EXPECT_TRUE(WaitFor([&] { return fs->syncs > before_first; }));  // held in its sync
     const int before_queued = fs->syncs;
     uint64_t last = 0;
-    for (int i = 1; i <= kQueued; ++i) {
-      rocksdb::WriteBatch q = MetaBatch(*store, "k" + std::to_string(i), std::to_string(i));
-      if (i == kQueued / 2) q.Delete(store->cf(Cf::kMeta), "first");
+    for (size_t i = 0; i < value_bytes.size(); ++i) {
+      rocksdb::WriteBatch q =
+          MetaBatch(*store, "k" + std::to_string(i), std::string(value_bytes[i], 'v'));
+      if (i == value_bytes.size() / 2) q.Delete(store->cf(Cf::kMeta), "first");
       last = pipeline.Submit(&q);
     }
     fs->hold = false;
-    ASSERT_TRUE(pipeline.Wait(last).ok());
-    syncs_for_queued = fs->syncs - before_queued;
+    EXPECT_TRUE(pipeline.Wait(last).ok());
+    syncs = fs->syncs - before_queued;
   }
-  EXPECT_EQ(syncs_for_queued, 1);
-  for (int i = 1; i <= kQueued; ++i) EXPECT_TRUE(store->GetMeta("k" + std::to_string(i)).ok()) << i;
-  EXPECT_EQ(*store->GetMeta("last"), std::to_string(kQueued));
+  for (size_t i = 0; i < value_bytes.size(); ++i) {
+    auto v = store->GetMeta("k" + std::to_string(i));
+    EXPECT_TRUE(v.ok() && v->size() == value_bytes[i]) << i;
+  }
+  EXPECT_EQ(store->GetMeta("last")->size(), value_bytes.back());
   EXPECT_FALSE(store->GetMeta("first").ok());
   store.reset();
   std::filesystem::remove_all(dir);
+  return syncs;
+}
+
+// Batches queued while the writer waits on a write go out together as the
+// next one: one WAL sync covers them all (group commit), and every record
+// of every batch lands in order.
+TEST(CommitPipelineTest, BatchesQueuedDuringAWriteShareTheNextWrite) {
+  EXPECT_EQ(SyncsForQueuedBatches("pipeline-group", std::vector<size_t>(50, 1)), 1);
+}
+
+// A group stops before a batch that would take it past 1 MiB: that batch is
+// written on its own rather than copied into the others'.
+TEST(CommitPipelineTest, ALargeBatchIsNotCopiedIntoAGroup) {
+  const size_t large = size_t{3} << 19;  // 1.5 MiB
+  EXPECT_EQ(SyncsForQueuedBatches("pipeline-large", {10, 10, 10, large, 10, 10}), 3);
 }
 
 // Destroying the pipeline writes what was submitted.
