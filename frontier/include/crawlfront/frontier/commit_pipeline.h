@@ -8,9 +8,9 @@
 //
 // Batches are written in submission order (those queued together as one
 // RocksDB write), so a later batch (a lease's, a done's) never reaches the
-// disk before an earlier one it depends on. After a failed write nothing more is written: every later
-// batch fails with the same error (RAM is ahead of disk; reopen to
-// recover).
+// disk before an earlier one it depends on. After a failed write nothing
+// more is written: every later batch fails with the same error (RAM is
+// ahead of disk; reopen to recover).
 
 #include <atomic>
 #include <condition_variable>
