@@ -21,7 +21,10 @@
 #   an older build for an A/B), TARGETS which servers run ("crawlfront redis"),
 #   DURABILITY the frontier's data.durability (everysec), REDIS_FSYNC
 #   Redis's appendfsync (everysec); DURABILITY=fsync REDIS_FSYNC=always
-#   compares both with every acknowledged write fsynced.
+#   compares both with every acknowledged write fsynced, ROUNDS (1) how many
+#   times the targets run, alternating; with more than one, the ratios are
+#   of each step's medians, with the lowest and highest round's ratio (on a
+#   shared 2-core VM single runs of the same binary differed by 10%).
 # The frontier runs without politeness (delay 0, robots off, 1000 leases per
 # host) because the Redis baseline has none. Everything on 127.0.0.1; every
 # process is stopped by PID; each load run is bounded by RUN_TIMEOUT (600 s).
@@ -38,6 +41,8 @@ FRONTIER=${FRONTIER:-$BUILD_DIR/bin/crawl-frontier}
 TARGETS=${TARGETS:-crawlfront redis}
 DURABILITY=${DURABILITY:-everysec}
 REDIS_FSYNC=${REDIS_FSYNC:-everysec}
+ROUNDS=${ROUNDS:-1}
+round=1
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
 pids=()
@@ -60,6 +65,7 @@ rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
 
 start_crawlfront() {  # sets server_pid, server_port
+  rm -rf "$work/cf-data" "$work/cf.port"
   "$FRONTIER" --listen 127.0.0.1:0 --http "" --data-dir "$work/cf-data" \
     --port-file "$work/cf.port" --log-level warn --set data.durability="$DURABILITY" \
     --set crawl.default_delay=0 --set crawl.respect_robots=false \
@@ -71,7 +77,7 @@ start_crawlfront() {  # sets server_pid, server_port
 }
 
 start_redis() {  # sets server_pid, server_port
-  mkdir -p "$work/redis"
+  rm -rf "$work/redis"; mkdir -p "$work/redis"
   start_redis_server "$work/redis" "$work/redis.log" --save '' --appendonly yes \
     --appendfsync "$REDIS_FSYNC" || return 1
   server_pid=$redis_pid; pids+=("$server_pid")
@@ -91,7 +97,7 @@ load() {
   local cpu_us; cpu_us=$(awk -v a="$(cpu_seconds "$server_pid")" -v b="$c0" -v n="$(field "$line" urls)" \
     'BEGIN { printf "%.2f", (n > 0 ? 1e6 * (a - b) / n : 0) }')
   echo "$line server_cpu_us_per_url=$cpu_us background_wait_s=$waited"
-  echo "$target $step $(field "$line" urls_per_s) $cpu_us $(field "$line" client_cpu_us_per_url)" \
+  echo "$round $target $step $(field "$line" urls_per_s) $cpu_us $(field "$line" client_cpu_us_per_url)" \
     >>"$work/results"
   last_line=$line
 }
@@ -116,20 +122,47 @@ run_target() {  # target
 
 echo "$URLS URLs per add step over $HOSTS hosts; crawl-frontier data.durability=$DURABILITY; redis appendfsync $REDIS_FSYNC;" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for t in $TARGETS; do run_target "$t"; done
+for round in $(seq "$ROUNDS"); do
+  [ "$ROUNDS" = 1 ] || echo "round $round of $ROUNDS"
+  for t in $TARGETS; do run_target "$t"; done
+done
 [[ " $TARGETS " == *" crawlfront "* && " $TARGETS " == *" redis "* ]] || exit 0
-echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
+if [ "$ROUNDS" = 1 ]; then
+  echo "crawlfront / redis (URLs/s: higher is better; server CPU per URL: lower is better):"
+else
+  echo "crawlfront / redis, medians of $ROUNDS alternated rounds (URLs/s: higher is better;" \
+    "server CPU per URL: lower is better; lowest and highest round in brackets):"
+fi
 awk '
-  $1 == "crawlfront" { r[$2] = $3; c[$2] = $4; cc[$2] = $5; order[++k] = $2 }
-  $1 == "redis" { rr[$2] = $3; rc[$2] = $4; rcc[$2] = $5 }
+  function median(list,   v, n, i, j, x) {
+    n = split(list, v, " ")
+    for (i = 2; i <= n; i++) {  # insertion sort: a handful of rounds
+      x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x
+    }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  function add(a, key, x) { a[key] = (key in a ? a[key] " " : "") x }
+  $2 == "crawlfront" { add(r, $3, $4); add(c, $3, $5); add(cc, $3, $6); cf[$1, $3] = $4
+                       if (!($3 in seen)) { seen[$3] = 1; order[++k] = $3 } }
+  $2 == "redis" { add(rr, $3, $4); add(rc, $3, $5); add(rcc, $3, $6); rd[$1, $3] = $4 }
   END {
     for (i = 1; i <= k; i++) {
       s = order[i]
-      printf "%-12s URLs/s x%.2f", s, (rr[s] > 0 ? r[s] / rr[s] : 0)
-      if (rc[s] > 0) printf "   server CPU/URL x%.2f", c[s] / rc[s]
+      lo = hi = ""
+      for (key in cf) {
+        split(key, p, SUBSEP)
+        if (p[2] != s || rd[key] <= 0) continue
+        x = cf[key] / rd[key]
+        if (lo == "" || x < lo) lo = x
+        if (hi == "" || x > hi) hi = x
+      }
+      mr = median(rr[s]); mrc = median(rc[s])
+      printf "%-12s URLs/s x%.2f", s, (mr > 0 ? median(r[s]) / mr : 0)
+      if ('"$ROUNDS"' > 1 && lo != "") printf " [x%.2f-x%.2f]", lo, hi
+      if (mrc > 0) printf "   server CPU/URL x%.2f", median(c[s]) / mrc
       # With the cores saturated, URLs/s ~ cores / (client + server CPU per
       # URL); were crawlfront'"'"'s server free, the ratio would reach this.
-      if (cc[s] > 0) printf "   ceiling x%.2f", (rc[s] + rcc[s]) / cc[s]
+      if (median(cc[s]) > 0) printf "   ceiling x%.2f", (mrc + median(rcc[s])) / median(cc[s])
       printf "\n"
     }
   }' "$work/results"
