@@ -42,6 +42,7 @@ TARGETS=${TARGETS:-crawlfront redis}
 DURABILITY=${DURABILITY:-everysec}
 REDIS_FSYNC=${REDIS_FSYNC:-everysec}
 ROUNDS=${ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; }
 round=1
 TICK=$(getconf CLK_TCK)
 work=$(mktemp -d /tmp/frontier-redis.XXXXXX)
@@ -133,7 +134,7 @@ else
   echo "crawlfront / redis, medians of $ROUNDS alternated rounds (URLs/s: higher is better;" \
     "server CPU per URL: lower is better; lowest and highest round in brackets):"
 fi
-awk '
+awk -v rounds="$ROUNDS" '
   function median(list,   v, n, i, j, x) {
     n = split(list, v, " ")
     for (i = 2; i <= n; i++) {  # insertion sort: a handful of rounds
@@ -158,7 +159,7 @@ awk '
       }
       mr = median(rr[s]); mrc = median(rc[s])
       printf "%-12s URLs/s x%.2f", s, (mr > 0 ? median(r[s]) / mr : 0)
-      if ('"$ROUNDS"' > 1 && lo != "") printf " [x%.2f-x%.2f]", lo, hi
+      if (rounds > 1 && lo != "") printf " [x%.2f-x%.2f]", lo, hi
       if (mrc > 0) printf "   server CPU/URL x%.2f", median(c[s]) / mrc
       # With the cores saturated, URLs/s ~ cores / (client + server CPU per
       # URL); were crawlfront'"'"'s server free, the ratio would reach this.
