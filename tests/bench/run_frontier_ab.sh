@@ -14,15 +14,20 @@ set -euo pipefail
 [ $# -ge 3 ] || { sed -n 2,12p "$0"; exit 2; }
 ROUNDS=$1; shift
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; }
-for bin in "$@"; do [ -x "$bin" ] || { echo "not an executable: $bin" >&2; exit 2; }; done
+bins=()  # absolute: the script runs from the repository's root
+for bin in "$@"; do
+  [ -x "$bin" ] || { echo "not an executable: $bin" >&2; exit 2; }
+  bins+=("$(realpath "$bin")")
+done
 cd "$(dirname "$0")/../.."
 results=$(mktemp /tmp/frontier-ab.XXXXXX)
 trap 'rm -f "$results"' EXIT
 for round in $(seq "$ROUNDS"); do
   for i in $(seq $#); do
-    bin=${!i}
+    bin=${bins[i - 1]}
     out=$(FRONTIER=$bin TARGETS=crawlfront ROUNDS=1 \
-      tests/bench/run_frontier_vs_redis.sh "${URLS:-1000000}" "${HOSTS:-10000}")
+      tests/bench/run_frontier_vs_redis.sh "${URLS:-1000000}" "${HOSTS:-10000}" 2>&1) ||
+      { echo "$out" >&2; echo "run $round of $bin failed" >&2; exit 1; }
     # "step URLs/s CPU" per phase line, in the order add 10%, add 90%, lease.
     steps=$(sed -n 's/.*phase=\([a-z]*\).* dup_pct=\([0-9]*\).* urls_per_s=\([0-9]*\) .*server_cpu_us_per_url=\([0-9.]*\).*/\1_dup\2 \3 \4/p;
                    s/.*phase=lease .* urls_per_s=\([0-9]*\) .*server_cpu_us_per_url=\([0-9.]*\).*/lease_done \1 \2/p' <<<"$out")
@@ -53,4 +58,4 @@ awk -v n=$# '
       }
     }
   }' "$results"
-i=0; for bin in "$@"; do i=$((i + 1)); echo "#$i $bin"; done
+for i in $(seq $#); do echo "#$i ${bins[i - 1]}"; done
