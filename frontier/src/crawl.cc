@@ -4,6 +4,7 @@
 
 #include "crawlfront/frontier/crawl.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include <spdlog/spdlog.h>
@@ -102,6 +103,10 @@ Status CrawlCore::Restore() {
   uint64_t queued = 0;
   for (auto& h : hosts_) {
     queued += h->rec.queued + h->rec.scheduled;
+    // A DONE's ready time reaches disk only with a later host record: after
+    // a crash each host waits its delay, lest a fetch the record missed be
+    // followed too soon.
+    if (!clean) h->rec.ready_at_ms = std::max(h->rec.ready_at_ms, now + DelayMs(*h));
     Reschedule(*h, now);
   }
   spdlog::info("crawl core: restored {} crawls, {} hosts, {} queued URLs", crawls_.size(),
@@ -274,6 +279,9 @@ void CrawlCore::FlushDirty(rocksdb::WriteBatch* batch) {
     HostState& h = *hosts_[id];
     h.dirty = false;
     h.counts_unwritten = false;
+    // Every entry queued so far is in this record's counts (an add's
+    // entries are all placed before its batch's records are written).
+    h.rec.seq_mark = next_seq_;
     record_key_.assign(h.prefix);
     record_key_.push_back('H');
     EncodeHostRecordTo(h.rec, &record_value_);

@@ -13,17 +13,21 @@ namespace {
 struct Counted {
   uint64_t ready = 0;
   uint64_t scheduled = 0;
+  uint64_t fresh = 0;  // of both, arrived after the host record (seq >= seq_mark)
 };
 
 constexpr uint64_t kProgressEvery = 1'000'000;  // entries between log lines
 
 }  // namespace
 
-// An add rewrites no host record (crawl_add.cc); every other change to a
-// host writes its record in the batch that makes the change. So after a
-// crash the entries of a host beyond what its record counts are the adds
-// since the record was written: they go into `added` (the budget's use) as
-// well as into the queue counts. REQUIRES: mu_ held, RestoreHosts done.
+// Neither an add (crawl_add.cc) nor the DONE of an entry older than the
+// host record (lease_done.cc) rewrites the record; every other change to a
+// host writes it in the batch that makes the change. So after a crash a
+// host's entries with arrival numbers from the record's seq_mark on are the
+// adds since the record (into `added`, the budget's use), and the record's
+// entries no longer found are done. A record of an older version (mark 0)
+// was rewritten by every DONE: entries beyond its count are adds.
+// REQUIRES: mu_ held, RestoreHosts done.
 Status CrawlCore::RecountQueues() {
   const auto start = std::chrono::steady_clock::now();
   spdlog::info("crawl core: the last stop was not a clean close: counting the queued URLs");
@@ -57,6 +61,11 @@ Status CrawlCore::RecountQueues() {
     } else {
       return Status::Corruption("bad queue key kind");
     }
+    // Both kinds of key end with the entry's arrival number.
+    if (key.size() < prefix.size() + 9) return Status::Corruption("short queue key");
+    if (ReadBe64(key.data() + key.size() - 8) >= hosts_[host]->rec.seq_mark) {
+      ++counts[host].fresh;
+    }
     if (++entries % kProgressEvery == 0) {
       spdlog::info("crawl core: counted {} queued URLs so far ({} hosts)", entries,
                    hosts_.size());
@@ -71,13 +80,18 @@ Status CrawlCore::RecountQueues() {
     // RestoreHosts counted the leased entries as queued again.
     const uint64_t recorded = h.rec.queued + h.rec.scheduled;
     const uint64_t found = c.ready + c.scheduled;
-    if (c.ready == h.rec.queued && c.scheduled == h.rec.scheduled) continue;
-    if (found > recorded) {
-      h.rec.added += found - recorded;
-    } else if (found < recorded) {
+    // Entries the record counts: all found ones for an older record.
+    const uint64_t known = h.rec.seq_mark == 0 ? std::min(found, recorded) : found - c.fresh;
+    const uint64_t added = found - known;
+    const uint64_t gone = recorded > known ? recorded - known : 0;
+    if (added == 0 && gone == 0 && c.ready == h.rec.queued) continue;
+    if (known > recorded || (h.rec.seq_mark == 0 && gone > 0)) {
       spdlog::warn("crawl core: host {} of crawl {}: record counts {} queued URLs, kQueue has {}",
                    h.host_key, h.crawl->id, recorded, found);
+    } else {
+      h.rec.done += gone;
     }
+    h.rec.added += added;
     h.rec.queued = c.ready;
     h.rec.scheduled = c.scheduled;
     if (c.scheduled > 0) h.sched_min_due = 0;  // found on the first PromoteDue

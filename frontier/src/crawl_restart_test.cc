@@ -167,6 +167,100 @@ TEST_F(CrawlRestartTest, CrashAfterAddsRecountsQueuesAndBudgets) {
   EXPECT_TRUE(core_->Finished(""));
 }
 
+// Sum of the done counts in the host records on disk.
+uint64_t StoredDone(Store& store) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
+  uint64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (it->key().ToStringView().back() != 'H') continue;
+    HostRecord r;
+    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
+    n += r.done;
+  }
+  return n;
+}
+
+// A DONE rewrites the host record only for an entry added since the record
+// was written. The child's first DONE (of an entry added after the budget's
+// record) writes it; three more DONEs of older entries do not; two adds and
+// a lease follow; then it exits like a crash. The next open finds the three
+// entries gone and counts them done, and the two new ones as added: the
+// budget counts 12 URLs, the host 4 done, 8 queued (the lease's again).
+TEST_F(CrawlRestartTest, CrashAfterDonesOfOlderEntriesCountsThemFromTheQueue) {
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+    Open(NoRobotsOptions());
+    if (!core_->SetHostBudget("", "a.test", 20).ok()) child.Exit(3);
+    std::vector<std::string> urls;
+    for (int i = 0; i < 10; ++i) urls.push_back("http://a.test/" + std::to_string(i));
+    AddUrls(urls);
+    for (int i = 0; i < 4; ++i) {
+      auto l = LeaseN(1);
+      if (l.size() != 1 || !Done(l[0], Fetched())) child.Exit(4);
+    }
+    if (StoredDone(*store_) != 1) child.Exit(6);  // only the first DONE wrote it
+    AddUrls({"http://a.test/10", "http://a.test/11"});
+    if (LeaseN(1).size() != 1) child.Exit(7);
+    uint64_t ticket = 0;
+    std::vector<AddResult> out;
+    if (!core_->Add("", std::vector<AddRequest>{{"http://a.test/0", 0, 0, "", 0}}, &out,
+                    &ticket).ok() ||
+        !core_->Sync(ticket).ok()) {
+      child.Exit(5);
+    }
+    child.Exit(0);  // no destructors: no clean close
+  });
+  ASSERT_EQ(code, 0) << "3: budget, 4: lease or done, 5: add, 6: DONEs wrote records, 7: lease";
+  Open(NoRobotsOptions());
+  CrawlStats s = core_->Stats("");
+  EXPECT_EQ(s.urls_queued, 8u);
+  EXPECT_EQ(s.urls_done, 4u);
+  auto hosts = core_->ListHosts("default", 0);
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(hosts[0].done, 4u);
+  EXPECT_EQ(hosts[0].queued, 8u);
+  int fresh = 0, refused = 0;
+  std::vector<std::string> more;
+  for (int i = 12; i < 21; ++i) more.push_back("http://a.test/" + std::to_string(i));
+  for (const AddResult& r : AddUrls(more)) {
+    fresh += r.kind == AddResult::Kind::kNew;
+    refused += r.reason == "host budget exhausted";
+  }
+  EXPECT_EQ(fresh, 8) << "12 of a.test's budget of 20 were used before the crash";
+  EXPECT_EQ(refused, 1);
+  core_.reset();  // a clean close writes what the open counted
+  Reopen();
+  hosts = core_->ListHosts("default", 0);
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(hosts[0].done, 4u);
+  EXPECT_EQ(hosts[0].queued, 16u);
+}
+
+// The ready time a DONE sets reaches disk only with a later host record. A
+// host fetched just before a crash waits its delay after the restart, not
+// just what its last written record says.
+TEST_F(CrawlRestartTest, CrashKeepsPolitenessOfDonesTheRecordMissed) {
+  const int64_t start = clock_.NowMs();
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+    Open(NoRobotsOptions(1000));
+    AddUrls({"http://a.test/1", "http://a.test/2", "http://a.test/3"});
+    auto first = LeaseN(1);  // its DONE writes the record: ready at start + 1000
+    if (first.size() != 1 || !Done(first[0], Fetched())) child.Exit(4);
+    clock_.Advance(1000);
+    auto second = LeaseN(1);  // its DONE (ready at start + 2000) writes none
+    if (second.size() != 1 || !Done(second[0], Fetched())) child.Exit(4);
+    child.Exit(0);
+  });
+  ASSERT_EQ(code, 0);
+  clock_.Set(start + 1001);
+  Open(NoRobotsOptions(1000));
+  EXPECT_TRUE(LeaseN(1).empty()) << "fetched 1 ms before the crash";
+  clock_.Advance(999);
+  EXPECT_TRUE(LeaseN(1).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(LeaseN(1).size(), 1u);
+}
+
 // URL j (of 50, over 7 hosts) of the killed child's batch b.
 std::string BatchUrl(uint64_t b, int j) {
   return "http://h" + std::to_string(j % 7) + ".test/" + std::to_string(b) + "/" +

@@ -167,7 +167,8 @@ void EncodeHostRecordTo(const HostRecord& h, std::string* out) {
                              static_cast<uint64_t>(h.budget),
                              h.added, h.queued, h.scheduled, h.done,
                              static_cast<uint64_t>(h.ready_at_ms),
-                             static_cast<uint64_t>(h.last_response_ms), h.leased};
+                             static_cast<uint64_t>(h.last_response_ms), h.leased,
+                             h.seq_mark};
   AppendU64s(values, out);
 }
 
@@ -178,7 +179,7 @@ std::string EncodeHostRecord(const HostRecord& h) {
 }
 
 Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {
-  std::vector<uint64_t> v(10, 0);
+  std::vector<uint64_t> v(11, 0);
   v[0] = static_cast<uint64_t>(int64_t{-1});
   v[2] = static_cast<uint64_t>(int64_t{-1});
   CRAWLFRONT_RETURN_IF_ERROR(DecodeU64s(bytes, &v));
@@ -192,6 +193,7 @@ Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {
   h->ready_at_ms = static_cast<int64_t>(v[7]);
   h->last_response_ms = static_cast<int64_t>(v[8]);
   h->leased = v[9];
+  h->seq_mark = v[10];
   return Status::Ok();
 }
 

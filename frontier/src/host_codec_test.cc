@@ -1,5 +1,7 @@
 #include "crawlfront/frontier/host_state.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace crawlfront {
@@ -25,12 +27,22 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   h.budget = -1;
   h.queued = 7;
   h.ready_at_ms = 1'700'000'000'000;
+  h.seq_mark = 123'456;
   HostRecord hb;
   ASSERT_TRUE(DecodeHostRecord(EncodeHostRecord(h), &hb).ok());
   EXPECT_EQ(hb.delay_override_ms, 5);
   EXPECT_EQ(hb.budget, -1);
   EXPECT_EQ(hb.queued, 7u);
   EXPECT_EQ(hb.ready_at_ms, h.ready_at_ms);
+  EXPECT_EQ(hb.seq_mark, 123'456u);
+  // A record of an older version (ten values, no mark) reads with mark 0.
+  const std::vector<uint64_t> ten = {5, 0, static_cast<uint64_t>(int64_t{-1}), 3, 7, 0, 1,
+                                     0, 0, 2};
+  HostRecord old;
+  ASSERT_TRUE(DecodeHostRecord(EncodeU64s(ten), &old).ok());
+  EXPECT_EQ(old.queued, 7u);
+  EXPECT_EQ(old.leased, 2u);
+  EXPECT_EQ(old.seq_mark, 0u);
   EXPECT_FALSE(DecodeHostRecord("xyz", &hb).ok());
   RobotsRecord rr{RobotsState::kError, 77, "rules"}, rb;
   ASSERT_TRUE(DecodeRobotsRecord(EncodeRobotsRecord(rr), &rb).ok());

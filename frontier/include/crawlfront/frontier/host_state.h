@@ -88,6 +88,12 @@ struct HostRecord {
   uint64_t leased = 0;
   int64_t ready_at_ms = 0;         // politeness: no fetch start before this
   int64_t last_response_ms = 0;
+  // Arrival numbers (QueueItem::seq) below this were allocated before the
+  // record was written: its counts include those entries. A DONE of such an
+  // entry does not rewrite the record; a restart after a crash finds it
+  // gone from kQueue and counts it done (CrawlCore::RecountQueues). 0 in
+  // records of older versions, which every DONE rewrote.
+  uint64_t seq_mark = 0;
 };
 std::string EncodeHostRecord(const HostRecord& r);
 // The same into *out (cleared first): a host record is written per dirty
@@ -157,8 +163,9 @@ struct HostState {
   int64_t place_ms = 0;
   uint64_t gen = 0;
   bool dirty = false;  // rec must be written with the current batch
-  // Adds changed rec's counts (queued, scheduled, added) and nothing wrote
-  // it since: the close writes it, a restart after a crash counts kQueue.
+  // Adds, or DONEs of entries older than rec.seq_mark, changed rec and
+  // nothing wrote it since: the close writes it, a restart after a crash
+  // counts kQueue.
   bool counts_unwritten = false;
   uint64_t touched_epoch = 0;  // == CrawlCore::batch_epoch_: uncommitted queue writes
 };
