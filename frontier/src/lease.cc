@@ -2,7 +2,6 @@
 // (priority, depth, arrival) order, politeness from the lease time.
 
 #include <algorithm>
-#include <cstdio>
 
 #include "crawlfront/frontier/crawl.h"
 
@@ -17,10 +16,12 @@ std::string RobotsUrlOf(std::string_view url) {
   return std::string(url.substr(0, end)) + "/robots.txt";
 }
 
+// By hand: snprintf was 3% of lease + done's io thread.
 std::string FormatLeaseId(uint64_t id) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "L%016llx", static_cast<unsigned long long>(id));
-  return buf;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s(17, 'L');
+  for (int i = 16; i >= 1; --i, id >>= 4) s[i] = kHex[id & 0xf];
+  return s;
 }
 
 bool NeedsRobots(const HostState& h, int64_t now) {

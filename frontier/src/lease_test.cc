@@ -466,6 +466,10 @@ TEST_F(LeaseTest, DoneRemovesAndUnknownLeasesAreIgnored) {
   AddUrls({"http://a.test/1"});
   auto l = LeaseN(1);
   ASSERT_EQ(l.size(), 1u);
+  // "L" and 16 lower-case hex digits (docs/protocol.md).
+  ASSERT_EQ(l[0].lease_id.size(), 17u);
+  EXPECT_EQ(l[0].lease_id[0], 'L');
+  EXPECT_EQ(l[0].lease_id.find_first_not_of("0123456789abcdef", 1), std::string::npos);
   EXPECT_FALSE(Done(l[0], Fetched(), "other-worker"));
   bool known = true;
   ASSERT_TRUE(core_->Done("w1", "nonsense", Fetched(), &known).ok());
