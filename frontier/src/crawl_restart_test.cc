@@ -1,8 +1,12 @@
 // Restarts: a clean close and a SIGKILLed process both keep queues, leases
 // (re-queued), host controls and counters.
 
+#include <filesystem>
+#include <map>
 #include <memory>
+#include <random>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -259,6 +263,112 @@ TEST_F(CrawlRestartTest, CrashKeepsPolitenessOfDonesTheRecordMissed) {
   EXPECT_TRUE(LeaseN(1).empty());
   clock_.Advance(1);
   EXPECT_EQ(LeaseN(1).size(), 1u);
+}
+
+// host key -> `added` of the host records on disk.
+std::map<std::string, uint64_t> StoredAdded(Store& store) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
+  std::map<std::string, uint64_t> out;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view key = it->key().ToStringView();
+    uint16_t part;
+    std::string crawl, host;
+    size_t plen;
+    if (key.back() != 'H' || !ParseHostPrefix(key, &part, &crawl, &host, &plen)) continue;
+    HostRecord r;
+    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
+    out[host] = r.added;
+  }
+  return out;
+}
+
+// A child runs a random mix of adds, leases, DONEs (fetched, failed,
+// retried), leases left open, expiries and clock steps over five hosts,
+// makes it durable, reports each host's done, queued (+ in flight) and
+// added counts, and exits like a crash. The next open must count the same.
+TEST_F(CrawlRestartTest, CrashAfterRandomWorkRecountsEveryHost) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const int64_t start = clock_.NowMs();
+    std::string expected;
+    int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+      Open(NoRobotsOptions());
+      std::mt19937 rng(seed);
+      std::map<std::string, uint64_t> added;
+      std::vector<LeasedUrl> open;
+      int next_url = 0;
+      for (int step = 0; step < 400; ++step) {
+        const uint32_t op = rng() % 10;
+        if (op < 4) {
+          const std::string host = "h" + std::to_string(rng() % 5) + ".test";
+          std::vector<std::string> urls;
+          for (uint32_t k = 0; k <= rng() % 4; ++k) {
+            urls.push_back("http://" + host + "/" + std::to_string(next_url++));
+          }
+          for (const AddResult& r : AddUrls(urls)) added[host] += r.kind == AddResult::Kind::kNew;
+        } else if (op < 8) {
+          for (LeasedUrl& l : LeaseN(1 + rng() % 3)) {
+            const uint32_t r = rng() % 10;
+            DoneReport report = Fetched();
+            if (r == 6) report.outcome = DoneOutcome::kFailed;
+            if (r == 7) report.outcome = DoneOutcome::kRetry;
+            if (r >= 8) {
+              open.push_back(std::move(l));
+            } else {
+              Done(l, report);
+            }
+          }
+        } else if (op == 8) {
+          for (size_t i = 0; i < open.size(); i += 2) Done(open[i], Fetched());
+          open.clear();  // the rest expire or stay in flight
+        } else {
+          clock_.Advance(1500);  // retries come due; old leases expire
+          size_t expired = 0;
+          if (!core_->ExpireLeases(&expired).ok()) child.Exit(4);
+        }
+      }
+      uint64_t ticket = 0;
+      std::vector<AddResult> out;
+      if (!core_->Add("", std::vector<AddRequest>{{"http://h0.test/last", 0, 0, "", 0}}, &out,
+                      &ticket).ok() ||
+          !core_->Sync(ticket).ok()) {
+        child.Exit(5);
+      }
+      added["h0.test"] += out[0].kind == AddResult::Kind::kNew;
+      std::string report = std::to_string(clock_.NowMs() - start) + "\n";
+      for (const HostInfo& h : core_->ListHosts("default", 0)) {
+        report += h.host + " " + std::to_string(h.done) + " " +
+                  std::to_string(h.queued + h.inflight) + " " + std::to_string(added[h.host]) +
+                  "\n";
+      }
+      child.Exit(0, report);
+    }, &expected);
+    ASSERT_EQ(code, 0) << "seed " << seed;
+    std::istringstream in(expected);
+    int64_t elapsed = 0;
+    in >> elapsed;
+    clock_.Set(start + elapsed);
+    Open(NoRobotsOptions());
+    std::map<std::string, HostInfo> found;
+    for (const HostInfo& h : core_->ListHosts("default", 0)) found[h.host] = h;
+    core_.reset();  // a clean close writes the counted records
+    const std::map<std::string, uint64_t> stored_added = StoredAdded(*store_);
+    size_t hosts = 0;
+    std::string host;
+    uint64_t done, queued, added;
+    while (in >> host >> done >> queued >> added) {
+      ++hosts;
+      ASSERT_TRUE(found.count(host)) << "seed " << seed << " " << host;
+      EXPECT_EQ(found[host].done, done) << "seed " << seed << " " << host;
+      EXPECT_EQ(found[host].queued, queued) << "seed " << seed << " " << host;
+      EXPECT_EQ(found[host].inflight, 0u);
+      ASSERT_TRUE(stored_added.count(host)) << "seed " << seed << " " << host;
+      EXPECT_EQ(stored_added.at(host), added) << "seed " << seed << " " << host;
+    }
+    EXPECT_EQ(hosts, 5u) << "seed " << seed;
+    Close();
+    std::filesystem::remove_all(dir_.path());  // the next seed starts empty
+  }
 }
 
 // URL j (of 50, over 7 hosts) of the killed child's batch b.
