@@ -30,15 +30,8 @@ class CrawlCommitTest : public CrawlFixture {
   }
   // Sum of the host records' leased counters in RocksDB.
   uint64_t StoredLeased() {
-    std::unique_ptr<rocksdb::Iterator> it(
-        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kHost)));
     uint64_t n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      if (it->key().ToStringView().back() != 'H') continue;
-      HostRecord r;
-      EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
-      n += r.leased;
-    }
+    for (const auto& [host, r] : StoredHostRecords(*store_)) n += r.leased;
     return n;
   }
   bool DoneWithTicket(const LeasedUrl& l, uint64_t* ticket) {

@@ -17,12 +17,31 @@
 namespace crawlfront {
 namespace {
 
-class CrawlRestartTest : public CrawlFixture {};
+// http://HOST/FROM .. http://HOST/(TO - 1)
+std::vector<std::string> Urls(const std::string& host, int from, int to) {
+  std::vector<std::string> urls;
+  for (int i = from; i < to; ++i) urls.push_back("http://" + host + "/" + std::to_string(i));
+  return urls;
+}
+
+class CrawlRestartTest : public CrawlFixture {
+ protected:
+  // Adds `url` and waits until it and every earlier write are on disk.
+  bool AddDurably(const std::string& url, AddResult* result = nullptr) {
+    uint64_t ticket = 0;
+    std::vector<AddResult> out;
+    if (!core_->Add("", std::vector<AddRequest>{{url, 0, 0, "", 0}}, &out, &ticket).ok() ||
+        !core_->Sync(ticket).ok()) {
+      return false;
+    }
+    if (result) *result = out[0];
+    return true;
+  }
+};
 
 TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   Open(TestOptions());
-  std::vector<std::string> urls;
-  for (int i = 0; i < 50; ++i) urls.push_back("http://a.test/" + std::to_string(i));
+  std::vector<std::string> urls = Urls("a.test", 0, 50);
   urls.push_back("http://b.test/1");
   AddUrls(urls);
   AddUrls({"http://c.test/1"}, "c2");
@@ -96,15 +115,8 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
 
 // Sum of the queue counts in the host records on disk.
 uint64_t StoredQueued(Store& store) {
-  std::unique_ptr<rocksdb::Iterator> it(
-      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
   uint64_t n = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (it->key().ToStringView().back() != 'H') continue;
-    HostRecord r;
-    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
-    n += r.queued + r.scheduled + r.leased;
-  }
+  for (const auto& [host, r] : StoredHostRecords(store)) n += r.queued + r.scheduled + r.leased;
   return n;
 }
 
@@ -132,20 +144,13 @@ TEST_F(CrawlRestartTest, CrashAfterAddsRecountsQueuesAndBudgets) {
   int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
     Open(NoRobotsOptions());
     if (!core_->SetHostBudget("", "a.test", 10).ok()) child.Exit(3);
-    std::vector<std::string> urls;
-    for (int i = 0; i < 6; ++i) urls.push_back("http://a.test/" + std::to_string(i));
-    for (int i = 0; i < 4; ++i) urls.push_back("http://b.test/" + std::to_string(i));
+    std::vector<std::string> urls = Urls("a.test", 0, 6);
+    for (std::string& u : Urls("b.test", 0, 4)) urls.push_back(std::move(u));
     AddUrls(urls);
     auto l = LeaseN(1);
     if (l.size() != 1 || !Done(l[0], Fetched())) child.Exit(4);
     AddUrls({"http://a.test/6", "http://a.test/7"});
-    uint64_t ticket = 0;
-    std::vector<AddResult> out;
-    if (!core_->Add("", std::vector<AddRequest>{{"http://b.test/4", 0, 0, "", 0}}, &out,
-                    &ticket).ok() ||
-        !core_->Sync(ticket).ok()) {
-      child.Exit(5);
-    }
+    if (!AddDurably("http://b.test/4")) child.Exit(5);
     child.Exit(0);  // no destructors: no clean close
   });
   ASSERT_EQ(code, 0);
@@ -173,15 +178,8 @@ TEST_F(CrawlRestartTest, CrashAfterAddsRecountsQueuesAndBudgets) {
 
 // Sum of the done counts in the host records on disk.
 uint64_t StoredDone(Store& store) {
-  std::unique_ptr<rocksdb::Iterator> it(
-      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
   uint64_t n = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (it->key().ToStringView().back() != 'H') continue;
-    HostRecord r;
-    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
-    n += r.done;
-  }
+  for (const auto& [host, r] : StoredHostRecords(store)) n += r.done;
   return n;
 }
 
@@ -195,9 +193,7 @@ TEST_F(CrawlRestartTest, CrashAfterDonesOfOlderEntriesCountsThemFromTheQueue) {
   int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
     Open(NoRobotsOptions());
     if (!core_->SetHostBudget("", "a.test", 20).ok()) child.Exit(3);
-    std::vector<std::string> urls;
-    for (int i = 0; i < 10; ++i) urls.push_back("http://a.test/" + std::to_string(i));
-    AddUrls(urls);
+    AddUrls(Urls("a.test", 0, 10));
     for (int i = 0; i < 4; ++i) {
       auto l = LeaseN(1);
       if (l.size() != 1 || !Done(l[0], Fetched())) child.Exit(4);
@@ -205,13 +201,7 @@ TEST_F(CrawlRestartTest, CrashAfterDonesOfOlderEntriesCountsThemFromTheQueue) {
     if (StoredDone(*store_) != 1) child.Exit(6);  // only the first DONE wrote it
     AddUrls({"http://a.test/10", "http://a.test/11"});
     if (LeaseN(1).size() != 1) child.Exit(7);
-    uint64_t ticket = 0;
-    std::vector<AddResult> out;
-    if (!core_->Add("", std::vector<AddRequest>{{"http://a.test/0", 0, 0, "", 0}}, &out,
-                    &ticket).ok() ||
-        !core_->Sync(ticket).ok()) {
-      child.Exit(5);
-    }
+    if (!AddDurably("http://a.test/0")) child.Exit(5);
     child.Exit(0);  // no destructors: no clean close
   });
   ASSERT_EQ(code, 0) << "3: budget, 4: lease or done, 5: add, 6: DONEs wrote records, 7: lease";
@@ -224,9 +214,7 @@ TEST_F(CrawlRestartTest, CrashAfterDonesOfOlderEntriesCountsThemFromTheQueue) {
   EXPECT_EQ(hosts[0].done, 4u);
   EXPECT_EQ(hosts[0].queued, 8u);
   int fresh = 0, refused = 0;
-  std::vector<std::string> more;
-  for (int i = 12; i < 21; ++i) more.push_back("http://a.test/" + std::to_string(i));
-  for (const AddResult& r : AddUrls(more)) {
+  for (const AddResult& r : AddUrls(Urls("a.test", 12, 21))) {
     fresh += r.kind == AddResult::Kind::kNew;
     refused += r.reason == "host budget exhausted";
   }
@@ -263,24 +251,6 @@ TEST_F(CrawlRestartTest, CrashKeepsPolitenessOfDonesTheRecordMissed) {
   EXPECT_TRUE(LeaseN(1).empty());
   clock_.Advance(1);
   EXPECT_EQ(LeaseN(1).size(), 1u);
-}
-
-// host key -> `added` of the host records on disk.
-std::map<std::string, uint64_t> StoredAdded(Store& store) {
-  std::unique_ptr<rocksdb::Iterator> it(
-      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
-  std::map<std::string, uint64_t> out;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    std::string_view key = it->key().ToStringView();
-    uint16_t part;
-    std::string crawl, host;
-    size_t plen;
-    if (key.back() != 'H' || !ParseHostPrefix(key, &part, &crawl, &host, &plen)) continue;
-    HostRecord r;
-    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &r).ok());
-    out[host] = r.added;
-  }
-  return out;
 }
 
 // A child runs a random mix of adds, leases, DONEs (fetched, failed,
@@ -327,14 +297,9 @@ TEST_F(CrawlRestartTest, CrashAfterRandomWorkRecountsEveryHost) {
           if (!core_->ExpireLeases(&expired).ok()) child.Exit(4);
         }
       }
-      uint64_t ticket = 0;
-      std::vector<AddResult> out;
-      if (!core_->Add("", std::vector<AddRequest>{{"http://h0.test/last", 0, 0, "", 0}}, &out,
-                      &ticket).ok() ||
-          !core_->Sync(ticket).ok()) {
-        child.Exit(5);
-      }
-      added["h0.test"] += out[0].kind == AddResult::Kind::kNew;
+      AddResult last;
+      if (!AddDurably("http://h0.test/last", &last)) child.Exit(5);
+      added["h0.test"] += last.kind == AddResult::Kind::kNew;
       std::string report = std::to_string(clock_.NowMs() - start) + "\n";
       for (const HostInfo& h : core_->ListHosts("default", 0)) {
         report += h.host + " " + std::to_string(h.done) + " " +
@@ -352,7 +317,7 @@ TEST_F(CrawlRestartTest, CrashAfterRandomWorkRecountsEveryHost) {
     std::map<std::string, HostInfo> found;
     for (const HostInfo& h : core_->ListHosts("default", 0)) found[h.host] = h;
     core_.reset();  // a clean close writes the counted records
-    const std::map<std::string, uint64_t> stored_added = StoredAdded(*store_);
+    const std::map<std::string, HostRecord> stored = StoredHostRecords(*store_);
     size_t hosts = 0;
     std::string host;
     uint64_t done, queued, added;
@@ -362,8 +327,8 @@ TEST_F(CrawlRestartTest, CrashAfterRandomWorkRecountsEveryHost) {
       EXPECT_EQ(found[host].done, done) << "seed " << seed << " " << host;
       EXPECT_EQ(found[host].queued, queued) << "seed " << seed << " " << host;
       EXPECT_EQ(found[host].inflight, 0u);
-      ASSERT_TRUE(stored_added.count(host)) << "seed " << seed << " " << host;
-      EXPECT_EQ(stored_added.at(host), added) << "seed " << seed << " " << host;
+      ASSERT_TRUE(stored.count(host)) << "seed " << seed << " " << host;
+      EXPECT_EQ(stored.at(host).added, added) << "seed " << seed << " " << host;
     }
     EXPECT_EQ(hosts, 5u) << "seed " << seed;
     Close();

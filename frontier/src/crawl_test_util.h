@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,22 @@
 namespace crawlfront {
 
 using CrawlTempDir = testing::TestDir;
+
+// The host records ('H') on disk, by host key (of any crawl).
+inline std::map<std::string, HostRecord> StoredHostRecords(Store& store) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
+  std::map<std::string, HostRecord> out;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view key = it->key().ToStringView();
+    uint16_t part;
+    std::string crawl, host;
+    size_t plen;
+    if (key.back() != 'H' || !ParseHostPrefix(key, &part, &crawl, &host, &plen)) continue;
+    EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &out[host]).ok());
+  }
+  return out;
+}
 
 inline CrawlOptions TestOptions() {
   CrawlOptions o;
