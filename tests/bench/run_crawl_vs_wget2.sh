@@ -154,12 +154,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 sort -u "$work/notes" 2>/dev/null || true
 echo "ratios to the best wget2 run of the same round (pages/s: higher is better; CPU: lower is better):"
-paste -d' ' "$work/results" "$work/rounds" | awk -v rounds="$ROUNDS" '
-  function median(list,   v, m, i, j, t) {
-    m = split(list, v, " ")
-    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-  }
+paste -d' ' "$work/results" "$work/rounds" | awk -v rounds="$ROUNDS" -f tests/bench/median.awk -f <(echo '
   /^wget2/ { r = $NF; if ($4 > bw[r]) bw[r] = $4; if (bc[r] == "" || $6 < bc[r]) bc[r] = $6; if (bt[r] == "" || $7 < bt[r]) bt[r] = $7 }
   /^crawlfront/ { n[++k] = $1; r_[k] = $NF; p[k] = $4; c[k] = $6; t[k] = $7 }
   END {
@@ -176,5 +171,5 @@ paste -d' ' "$work/results" "$work/rounds" | awk -v rounds="$ROUNDS" '
       for (j = 1; j <= o; j++)
         printf "%-26s pages/s x%.2f   crawler cpu/1000p x%.2f   with simweb x%.2f\n", order[j], median(ra[order[j]]), median(rb[order[j]]), median(rd[order[j]])
     }
-  }'
+  }')
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

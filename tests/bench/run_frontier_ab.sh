@@ -37,14 +37,7 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 echo "medians of $ROUNDS rounds (URLs/s, server CPU us per URL; ratio to $1):"
-awk -v n=$# '
-  function median(list,   v, k, i, j, x) {
-    k = split(list, v, " ")
-    for (i = 2; i <= k; i++) {
-      x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x
-    }
-    return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-  }
+awk -v n=$# -f tests/bench/median.awk -f <(echo '
   { r[$1, $2] = r[$1, $2] " " $3; c[$1, $2] = c[$1, $2] " " $4
     if (!($2 in seen)) { seen[$2] = 1; order[++k] = $2 } }
   END {
@@ -57,5 +50,5 @@ awk -v n=$# '
         printf "\n"
       }
     }
-  }' "$results"
+  }') "$results"
 for i in $(seq $#); do echo "#$i ${bins[i - 1]}"; done

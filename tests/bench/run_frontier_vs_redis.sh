@@ -134,14 +134,7 @@ else
   echo "crawlfront / redis, medians of $ROUNDS alternated rounds (URLs/s: higher is better;" \
     "server CPU per URL: lower is better; lowest and highest round in brackets):"
 fi
-awk -v rounds="$ROUNDS" '
-  function median(list,   v, n, i, j, x) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++) {  # insertion sort: a handful of rounds
-      x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x
-    }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -v rounds="$ROUNDS" -f tests/bench/median.awk -f <(echo '
   function add(a, key, x) { a[key] = (key in a ? a[key] " " : "") x }
   $2 == "crawlfront" { add(r, $3, $4); add(c, $3, $5); add(cc, $3, $6); cf[$1, $3] = $4
                        if (!($3 in seen)) { seen[$3] = 1; order[++k] = $3 } }
@@ -166,7 +159,7 @@ awk -v rounds="$ROUNDS" '
       if (median(cc[s]) > 0) printf "   ceiling x%.2f", (mrc + median(rcc[s])) / median(cc[s])
       printf "\n"
     }
-  }' "$work/results"
+  }') "$work/results"
 echo "(ceiling: redis server + client CPU per URL over crawlfront's client CPU per URL,"
 echo " the ratio a crawlfront server costing nothing would show while the two share the cores)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
