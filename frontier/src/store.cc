@@ -83,6 +83,18 @@ rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.cache_index_and_filter_blocks = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
+  // Partitioned indexes and filters: a read loads one 4 KiB partition, not
+  // a file's whole index. With 10^7 queued URLs a bottommost queue file's
+  // index was megabytes of ZSTD; head refills, spread over 10^5 hosts,
+  // evicted it from the block cache and each one decompressed it again
+  // (lease + done fell to ~500 URLs/s, docs/benchmarks.md, session 29).
+  // The top level of each stays pinned, in the high-priority part of the
+  // cache with the partitions.
+  table.index_type = rocksdb::BlockBasedTableOptions::IndexType::kTwoLevelIndexSearch;
+  table.partition_filters = true;
+  table.metadata_block_size = 4096;
+  table.pin_top_level_index_and_filter = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf.level_compaction_dynamic_level_bytes = true;
   TuneMemtable(which, &cf);
