@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
+#include <rocksdb/table_properties.h>
+#include <rocksdb/write_batch.h>
 
 namespace crawlfront {
 namespace {
@@ -140,6 +142,42 @@ std::string HostKey(uint16_t part, const std::string& host, const std::string& t
   AppendBe16(&k, static_cast<uint16_t>(host.size()));
   k += host;
   return k + tail;
+}
+
+// A read of a large table loads one small index partition, not the file's
+// whole index: with 10^7 queued URLs a queue file's single index block was
+// megabytes, evicted by head refills and read again for each (lease + done
+// fell to ~500 URLs/s, docs/benchmarks.md, session 29). Checked on the
+// files the store writes for the two large column families: the index
+// comes in partitions of about 4 KiB, with a small top level.
+TEST_F(StoreDirTest, LargeTablesHaveSmallIndexPartitions) {
+  std::mt19937_64 rng(11);
+  for (Cf which : {Cf::kQueue, Cf::kSeen}) {
+    rocksdb::WriteBatch batch;
+    for (int i = 0; i < 200'000; ++i) {
+      std::string tail(1, '\0');
+      AppendBe64(&tail, rng());
+      const std::string host = "h" + std::to_string(i % 1000) + ".example";
+      batch.Put(store_->cf(which), HostKey(static_cast<uint16_t>(i % 64), host, tail),
+                "http://" + host + "/page/" + std::to_string(rng() % 100000));
+    }
+    ASSERT_TRUE(store_->db()->Write(store_->write_options(), &batch).ok());
+    ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(which)).ok());
+    rocksdb::CompactRangeOptions bottom;
+    bottom.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(store_->db()->CompactRange(bottom, store_->cf(which), nullptr, nullptr).ok());
+    rocksdb::TablePropertiesCollection tables;
+    ASSERT_TRUE(store_->db()->GetPropertiesOfAllTables(store_->cf(which), &tables).ok());
+    ASSERT_FALSE(tables.empty());
+    for (const auto& [file, props] : tables) {
+      SCOPED_TRACE(file);
+      // Large enough that one index block would cost: thousands of data blocks.
+      ASSERT_GT(props->index_size, 48u << 10);
+      ASSERT_GT(props->index_partitions, 0u) << "one index block of " << props->index_size;
+      EXPECT_LE(props->index_size / props->index_partitions, 8u << 10);
+      EXPECT_LE(props->top_level_index_size, props->index_size / 8);
+    }
+  }
 }
 
 // The column families with memtable insert hints keep exact contents under

@@ -62,7 +62,7 @@ cpu_seconds() {
 # After each step: the rewrite child's CPU is counted in the step that
 # caused it and does not overlap the next one.
 source tests/bench/redis_wait.sh
-rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
+rss_bytes() { echo $(( $(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status") * 1024 )); }
 field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }  # line key: value of key=value
 
 start_crawlfront() {  # sets server_pid, server_port
