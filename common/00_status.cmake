@@ -1,1 +1,1 @@
-crawlfront_module(NAME status SOURCES src/status.cc)
+crawlfront_module(NAME status SOURCES src/status.cc src/proc_status.cc)

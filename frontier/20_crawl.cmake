@@ -14,6 +14,7 @@ crawlfront_test(NAME crawl_test
   SOURCES src/crawl_test.cc src/lease_test.cc src/crawl_restart_test.cc src/scope_test.cc
           src/crawl_commit_test.cc src/crawl_host_queue_test.cc src/crawl_deny_test.cc
           src/crash_test_util.cc src/host_codec_test.cc src/url_pattern_test.cc
+          src/crawl_heads_test.cc
   DEPS crawlfront_crawl)
 crawlfront_bench(NAME crawl_bench SOURCES src/crawl_bench.cc DEPS crawlfront_crawl)
 crawlfront_fuzzer(NAME url_pattern_fuzzer SOURCES src/url_pattern_fuzzer.cc

@@ -8,21 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "crawlfront/common/proc_status.h"
 #include "crawlfront/frontier/crawl.h"
 
 using namespace crawlfront;
 
-static long RssKiB() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return 0;
-}
+static long RssKiB() { return static_cast<long>(ProcStatusKb("VmRSS:")); }
 
 static double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

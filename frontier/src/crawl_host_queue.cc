@@ -32,7 +32,7 @@ uint64_t CrawlCore::ForgetQueue(HostState& h) {
   h.rec.queued = 0;
   h.rec.scheduled = 0;
   h.rec.done += n;
-  h.heads.clear();
+  ClearHeads(h);
   h.queue_floor.clear();
   h.sched_min_due = kNever;
   h.crawl->stats.urls_done += n;
@@ -128,7 +128,7 @@ Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   if (n == 0) return Status::Ok();
   if (h.rec.scheduled == 0) h.sched_min_due = kNever;
-  h.heads.clear();
+  ClearHeads(h);
   h.rec.done += n;
   h.crawl->stats.urls_done += n;
   h.crawl->stats.urls_dropped += n;

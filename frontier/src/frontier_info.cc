@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "crawlfront/common/proc_status.h"
 #include "crawlfront/frontier/frontier_node.h"
 
 namespace crawlfront {
@@ -77,10 +78,20 @@ void PersistenceSection(std::string* out, const Store& store, const CrawlCore& c
   Line(out, "immutable_memtables", std::to_string(b.immutable_memtables));
 }
 
+void MemorySection(std::string* out, CrawlCore& crawl) {
+  const CrawlCore::HeadsUsage h = crawl.heads_usage();
+  out->append("# Memory\r\n");
+  Line(out, "used_memory_rss", std::to_string(ProcStatusKb("VmRSS:") * 1024));
+  Line(out, "queue_heads_bytes", std::to_string(h.bytes));
+  Line(out, "queue_heads", std::to_string(h.entries));
+  Line(out, "queue_heads_hosts", std::to_string(h.hosts));
+  Line(out, "queue_heads_max_bytes", std::to_string(crawl.heads_budget()));
+}
+
 }  // namespace
 
 // Sections: "crawl" (all crawls together), "crawl:ID" (one crawl), "seen",
-// "persistence".
+// "persistence", "memory".
 std::string FrontierNode::RenderInfo(std::string_view section) {
   std::string out;
   if (section.empty() || section == "all" || section == "everything" || section == "crawl") {
@@ -98,6 +109,10 @@ std::string FrontierNode::RenderInfo(std::string_view section) {
       section == "persistence") {
     if (!out.empty()) out += "\r\n";
     PersistenceSection(&out, *store_, *crawl_);
+  }
+  if (section.empty() || section == "all" || section == "everything" || section == "memory") {
+    if (!out.empty()) out += "\r\n";
+    MemorySection(&out, *crawl_);
   }
   return out;
 }
@@ -145,6 +160,8 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
   s.persistence.compactions_running = b.compactions_running;
   s.persistence.flush_pending = b.flush_pending;
   s.persistence.compaction_pending = b.compaction_pending;
+  const CrawlCore::HeadsUsage heads = crawl_->heads_usage();
+  s.memory = {ProcStatusKb("VmRSS:") * 1024, heads.bytes, heads.entries, crawl_->heads_budget()};
   s.rebuild.running = ss.rebuilds_running > 0;
   s.rebuild.done = ss.rebuilds_running;
   s.rebuild.runs_completed = ss.rebuilds_done;

@@ -105,6 +105,10 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "robots.txt is fetched again after this long.");
   t->Add("crawl.robots_error_retry", &F::robots_error_retry, std::chrono::hours(1), seconds(1),
          kYear, "After a 5xx or unreachable robots.txt (disallow all), retry it after this.");
+  t->Add("crawl.queue_heads_bytes", &F::queue_heads_bytes, int64_t{256} << 20, 0,
+         int64_t{1} << 40,
+         "RAM for queue heads (the next URLs of each host), all hosts together; each host "
+         "keeps 4 even beyond it. More lets often-leased hosts read more per RocksDB seek.");
 }
 
 void AddUrlAndMiscKeys(ConfigTable<F>* t) {
@@ -191,6 +195,7 @@ CrawlOptions CrawlOptionsOf(const F& o) {
   c.respect_robots = o.respect_robots;
   c.robots_ttl = o.robots_ttl;
   c.robots_error_retry = o.robots_error_retry;
+  c.queue_heads_bytes = static_cast<uint64_t>(o.queue_heads_bytes);
   c.url.host_key_mode =
       o.host_key == "registered-domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;
   c.url.sort_query = o.sort_query;

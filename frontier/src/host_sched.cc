@@ -70,32 +70,94 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   if (!holds_all && (h.heads.empty() || !(key < h.heads.back().first))) return;
   auto pos = std::lower_bound(h.heads.begin(), h.heads.end(), key,
                               [](const auto& e, const std::string& k) { return e.first < k; });
-  h.heads.insert(pos, {key, item});
-  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) h.heads.pop_back();
+  CountHead(h, *h.heads.insert(pos, {key, item}), true);
+  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) PopBackHead(h);
+}
+
+namespace {
+// Heap bytes of a string as glibc's malloc rounds them (none when inline).
+uint64_t HeapBytes(const std::string& s) {
+  if (s.capacity() <= 15) return 0;
+  return std::max<uint64_t>(32, (s.capacity() + 1 + 8 + 15) & ~uint64_t{15});
+}
+}  // namespace
+
+void CrawlCore::CountHead(HostState& h, const std::pair<std::string, QueueItem>& e, bool add) {
+  const uint64_t bytes = sizeof e + HeapBytes(e.first) + HeapBytes(e.second.url) +
+                         HeapBytes(e.second.parent);
+  if (add) {
+    if (h.heads_bytes == 0) ++heads_mem_.hosts;
+    h.heads_bytes += bytes;
+    heads_mem_.bytes += bytes;
+    ++heads_mem_.entries;
+    return;
+  }
+  h.heads_bytes -= bytes;
+  heads_mem_.bytes -= bytes;
+  --heads_mem_.entries;
+  if (h.heads_bytes == 0) --heads_mem_.hosts;
+}
+
+void CrawlCore::PushHead(HostState& h, std::string key, QueueItem item) {
+  h.heads.emplace_back(std::move(key), std::move(item));
+  CountHead(h, h.heads.back(), true);
+}
+
+std::pair<std::string, QueueItem> CrawlCore::PopFrontHead(HostState& h) {
+  CountHead(h, h.heads.front(), false);
+  auto e = std::move(h.heads.front());
+  h.heads.pop_front();
+  return e;
+}
+
+void CrawlCore::PopBackHead(HostState& h) {
+  CountHead(h, h.heads.back(), false);
+  h.heads.pop_back();
+}
+
+void CrawlCore::ClearHeads(HostState& h) {
+  if (h.heads_bytes > 0) --heads_mem_.hosts;
+  heads_mem_.bytes -= h.heads_bytes;
+  heads_mem_.entries -= h.heads.size();
+  h.heads_bytes = 0;
+  h.heads.clear();
 }
 
 namespace {
 // A refill reads as many heads as the host used in kRefillEveryMs at the
-// rate it drained the last buffer, between head_buffer and kMaxHeadBuffer.
-// Each refill is a RocksDB iterator seek (the largest part of a lease
-// without politeness), so a host leased fast (no delay, many in flight)
-// jumps to the largest buffer at its second refill, while a polite host
-// (one fetch per delay of a second or more) keeps the small one.
-constexpr int64_t kRefillEveryMs = 4000;
+// rate it drained the last buffer, between head_buffer and kMaxHeadBuffer,
+// and beyond head_buffer only within its share of queue_heads_bytes. Each
+// refill is a RocksDB iterator seek through every level (the largest part
+// of a lease without politeness), so a host leased often (no delay, many in
+// flight, or one fetch a second in a ring of 10^5 hosts) reads many heads
+// per refill, while a host leased rarely keeps the small buffer.
+constexpr int64_t kRefillEveryMs = 16000;
 constexpr uint32_t kMaxHeadBuffer = 64;
+constexpr uint64_t kHeadBytesGuess = 256;  // per head, until some are held
 }  // namespace
+
+uint32_t CrawlCore::RefillTarget(const HostState& h, int64_t now) const {
+  const uint32_t base = options_.head_buffer;
+  uint64_t want = std::max(h.head_target, base);
+  if (h.refilled_ms > 0) {
+    const int64_t elapsed = std::max<int64_t>(now - h.refilled_ms, 1);
+    want = want * kRefillEveryMs / static_cast<uint64_t>(elapsed);
+  }
+  if (want <= base) return base;
+  // h holds no heads now (a refill starts empty): count it among the hosts.
+  const uint64_t entry = heads_mem_.entries > 0 ? heads_mem_.bytes / heads_mem_.entries
+                                                : kHeadBytesGuess;
+  const uint64_t budget = options_.queue_heads_bytes;
+  const uint64_t share = budget / ((heads_mem_.hosts + 1) * entry);
+  const uint64_t left = budget > heads_mem_.bytes ? (budget - heads_mem_.bytes) / entry : 0;
+  const uint64_t cap = std::max<uint64_t>(base, std::min({share, left, uint64_t{kMaxHeadBuffer}}));
+  return static_cast<uint32_t>(std::min(want, cap));
+}
 
 // REQUIRES: everything written for `h` is committed (this reads RocksDB).
 Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
-  h.heads.clear();
-  const uint32_t base = options_.head_buffer;
-  uint32_t target = std::max(h.head_target, base);
-  if (h.refilled_ms > 0) {
-    const int64_t elapsed = std::max<int64_t>(now - h.refilled_ms, 1);
-    const uint64_t want = uint64_t{target} * kRefillEveryMs / static_cast<uint64_t>(elapsed);
-    target = static_cast<uint32_t>(
-        std::clamp<uint64_t>(want, base, std::max(base, kMaxHeadBuffer)));
-  }
+  ClearHeads(h);
+  const uint32_t target = RefillTarget(h, now);
   h.head_target = target;
   h.refilled_ms = now;
   std::string begin = h.prefix + '\0', end = h.prefix + '\1';
@@ -109,7 +171,7 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
     if (h.leased_keys.count(key) != 0) continue;  // in flight, below a lowered floor
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    h.heads.emplace_back(std::move(key), std::move(item));
+    PushHead(h, std::move(key), std::move(item));
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   if (h.heads.empty() && h.rec.queued > 0) {

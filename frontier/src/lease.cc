@@ -130,8 +130,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     }
     const bool check_robots = options_.respect_robots && h.robots;
     if (check_robots && *robots_work >= kRobotsWorkPerLease) return Status::Ok();
-    auto [key, item] = std::move(h.heads.front());
-    h.heads.pop_front();
+    auto [key, item] = PopFrontHead(h);
     // The smallest key after this one, in the floor's own buffer: building
     // a new string per lease showed as 3% of a lease + done profile.
     h.queue_floor.assign(key);

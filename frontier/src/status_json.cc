@@ -171,6 +171,13 @@ json::object PersistenceJson(const PersistenceStatus& p) {
           {"text", Text(DescribePersistence(p))}};
 }
 
+json::object MemoryJson(const MemoryStatus& m) {
+  return {{"resident_bytes", m.resident_bytes},
+          {"queue_heads_bytes", m.queue_heads_bytes},
+          {"queue_heads", m.queue_heads},
+          {"queue_heads_max_bytes", m.queue_heads_max_bytes}};
+}
+
 json::object SnapshotJson(const StatusSnapshot& s) {
   return {{"unix_ms", s.unix_ms},
           {"version", Text(s.version)},
@@ -180,6 +187,7 @@ json::object SnapshotJson(const StatusSnapshot& s) {
           {"totals", TotalsJson(s.totals)},
           {"seen", SeenJson(s.seen)},
           {"persistence", PersistenceJson(s.persistence)},
+          {"memory", MemoryJson(s.memory)},
           {"snapshot", TaskJson(s.snapshot)},
           {"rebuild", TaskJson(s.rebuild)},
           {"top_hosts", HostsJson(s.top_hosts)},

@@ -173,6 +173,15 @@ void WritePersistence(MetricWriter& w, const PersistenceStatus& p) {
            D(p.compactions_running));
 }
 
+void WriteMemory(MetricWriter& w, const MemoryStatus& m) {
+  w.Single("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+           D(m.resident_bytes));
+  w.Single("crawlfront_queue_heads_bytes", "gauge",
+           "RAM of the queue heads all hosts hold (bounded by crawl.queue_heads_bytes "
+           "beyond a few per host).",
+           D(m.queue_heads_bytes));
+}
+
 void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {
   const std::pair<std::string, const TaskProgress*> tasks[] = {{"snapshot", &s.snapshot},
                                                                {"rebuild", &s.rebuild}};
@@ -247,6 +256,7 @@ std::string RenderPrometheusMetrics(const StatusSnapshot& snapshot,
   WriteTotals(w, snapshot.totals);
   WriteSeen(w, snapshot.seen, top_partitions);
   WritePersistence(w, snapshot.persistence);
+  WriteMemory(w, snapshot.memory);
   WriteTasks(w, snapshot);
   WriteWorkers(w, snapshot.workers);
   WriteCrawls(w, snapshot.crawls);

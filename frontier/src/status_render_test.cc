@@ -153,6 +153,11 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(s.at("persistence").at("compactions_running").to_number<uint64_t>(), 2u);
   EXPECT_EQ(s.at("persistence").at("flush_pending").as_bool(), true);
   EXPECT_EQ(s.at("persistence").at("compaction_pending").as_bool(), false);
+  EXPECT_EQ(s.at("memory").at("resident_bytes").to_number<uint64_t>(), uint64_t{700} << 20);
+  EXPECT_EQ(s.at("memory").at("queue_heads_bytes").to_number<uint64_t>(), 123456u);
+  EXPECT_EQ(s.at("memory").at("queue_heads").to_number<uint64_t>(), 789u);
+  EXPECT_EQ(s.at("memory").at("queue_heads_max_bytes").to_number<uint64_t>(),
+            uint64_t{256} << 20);
   EXPECT_EQ(s.at("snapshot").at("text").as_string(), DescribeTask(snap.snapshot));
   EXPECT_EQ(s.at("rebuild").at("last_error").as_string(), snap.rebuild.last_error);
   // Crawled strings survive escaping intact.
@@ -225,6 +230,10 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_compactions_running"], "2");
   EXPECT_EQ(single["crawlfront_wal_sync_errors_total"], "2");
   EXPECT_EQ(single["crawlfront_wal_sync_failed"], "1");
+  EXPECT_EQ(m.types["process_resident_memory_bytes"], "gauge");
+  EXPECT_EQ(single["process_resident_memory_bytes"], std::to_string(uint64_t{700} << 20));
+  EXPECT_EQ(m.types["crawlfront_queue_heads_bytes"], "gauge");
+  EXPECT_EQ(single["crawlfront_queue_heads_bytes"], "123456");
   EXPECT_EQ(partition_series, 10u);
   EXPECT_EQ(evil_worker, snap.workers[0].id);  // escaped, and unescapes back
 }

@@ -29,6 +29,7 @@ StatusSnapshot CraftedSnapshot(size_t partitions) {
   s.seen.items = 5555;
   s.seen.filter_bytes = 6666;
   s.persistence = {"everysec", 7777, 2, true, 4242, 3, 5, 1, 2, true, false};
+  s.memory = {uint64_t{700} << 20, 123456, 789, uint64_t{256} << 20};
   for (size_t i = 0; i < partitions; ++i) {
     SeenPartitionStatus p;
     p.id = static_cast<uint32_t>(i);

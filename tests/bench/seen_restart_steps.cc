@@ -8,12 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
 
 #include "bench_keys.h"
+#include "crawlfront/common/proc_status.h"
 #include "crawlfront/frontier/seen_set.h"
 
 namespace crawlfront::bench {
@@ -25,16 +23,6 @@ SeenSetOptions OptionsFor(const Config& c) {
   SeenSetOptions o;
   o.expected_urls = c.urls;
   return o;
-}
-
-uint64_t ProcStatusKb(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field, 0) == 0)
-      return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10);
-  }
-  return 0;
 }
 
 // Leaves store and seen-set to the child's _exit, as kill -9 would: no final

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <string>
 
 #include "daemon.h"
 #include "integ_util.h"
@@ -158,6 +159,30 @@ TEST_F(RedisCliTest, InfoPersistenceShowsTheWalSyncs) {
   EXPECT_TRUE(after["flush_in_progress"] == "0" || after["flush_in_progress"] == "1");
   EXPECT_TRUE(after["compaction_in_progress"] == "0" || after["compaction_in_progress"] == "1");
   EXPECT_FALSE(after["immutable_memtables"].empty());
+}
+
+// `INFO memory`: resident memory, and the queue heads added URLs put in RAM.
+TEST_F(RedisCliTest, InfoMemoryShowsResidentBytesAndQueueHeads) {
+  auto info = [&] {
+    std::map<std::string, std::string> fields;
+    for (const auto& l : Cli({"INFO", "memory"})) {
+      auto colon = l.find(':');
+      if (colon != std::string::npos) fields[l.substr(0, colon)] = l.substr(colon + 1);
+    }
+    return fields;
+  };
+  auto before = info();
+  EXPECT_GT(std::stoull(before["used_memory_rss"]), uint64_t{1} << 20);
+  EXPECT_EQ(before["queue_heads"], "0");
+  EXPECT_EQ(before["queue_heads_bytes"], "0");
+  EXPECT_EQ(before["queue_heads_max_bytes"], std::to_string(uint64_t{256} << 20));
+  EXPECT_EQ(Cli({"FRONTIER.ADD", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b",
+                 "http://127.0.0.2:1/c"}),
+            (V{"1", "1", "1"}));
+  auto after = info();
+  EXPECT_EQ(after["queue_heads"], "3");
+  EXPECT_EQ(after["queue_heads_hosts"], "2");
+  EXPECT_GT(std::stoull(after["queue_heads_bytes"]), 3 * sizeof(std::string));
 }
 
 TEST_F(RedisCliTest, ErrorsAreRedisStyle) {

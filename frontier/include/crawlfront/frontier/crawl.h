@@ -239,6 +239,16 @@ class CrawlCore {
   WriterStats writer_stats() const {
     return {pipeline_.written() - 1, pipeline_.queued()};
   }
+  // The queue heads all hosts keep in RAM: their bytes, how many, and how
+  // many hosts hold some.
+  struct HeadsUsage {
+    uint64_t bytes = 0, entries = 0, hosts = 0;
+  };
+  HeadsUsage heads_usage() {
+    std::lock_guard lock(mu_);
+    return heads_mem_;
+  }
+  uint64_t heads_budget() const { return options_.queue_heads_bytes; }
   // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
   // `known` as for Done.
   Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
@@ -398,6 +408,15 @@ class CrawlCore {
   static void PrefetchHost(const HostState& h);
   static void PrefetchLastHeadKey(const HostState& h);
   Status RefillHeads(HostState& h, int64_t now);
+  // Heads a refill of `h` may read: what its lease rate asks for, within
+  // its share of options_.queue_heads_bytes.
+  uint32_t RefillTarget(const HostState& h, int64_t now) const;
+  // Every change to a host's heads goes through these (RAM accounting).
+  void PushHead(HostState& h, std::string key, QueueItem item);
+  std::pair<std::string, QueueItem> PopFrontHead(HostState& h);
+  void PopBackHead(HostState& h);
+  void ClearHeads(HostState& h);
+  void CountHead(HostState& h, const std::pair<std::string, QueueItem>& e, bool add);
   Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
 
   // lease.cc
@@ -442,6 +461,7 @@ class CrawlCore {
   std::map<uint64_t, LeaseInFlight> leases_;
   bool restored_ = false;  // Restore finished: the close may mark itself clean
   std::deque<RingEntry> ring_;
+  HeadsUsage heads_mem_;
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
   uint64_t next_lease_ = 1, lease_limit_ = 1;

@@ -98,6 +98,10 @@ struct CrawlOptions {
   // Queue entries of a host kept in RAM (the rest stays in RocksDB). More
   // costs RAM per host, saves RocksDB reads per lease. Default: 4.
   uint32_t head_buffer = 4;
+  // RAM for queue heads, all hosts together; each host keeps head_buffer
+  // even beyond it. A host leased often reads more heads per refill (fewer
+  // RocksDB seeks), up to an equal share of this. Default: 256 MiB.
+  uint64_t queue_heads_bytes = uint64_t{256} << 20;
 };
 
 }  // namespace crawlfront

@@ -59,6 +59,7 @@ struct FrontierOptions {
   bool respect_robots = true;
   std::chrono::milliseconds robots_ttl{}, robots_error_retry{};
   std::chrono::milliseconds lease_check_interval{};
+  int64_t queue_heads_bytes = 0;
   // [url]
   std::string host_key;
   bool sort_query = false;

@@ -154,6 +154,7 @@ struct HostState {
   // (see RefillHeads). 0 until the first refill.
   uint32_t head_target = 0;
   int64_t refilled_ms = 0;  // time of the last refill
+  uint64_t heads_bytes = 0;  // RAM of `heads` (see CrawlCore::HeadBytes)
   // No ready entry sorts below this key (empty: unknown). Refills seek here
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;

@@ -119,6 +119,13 @@ struct PersistenceStatus {
   bool compaction_pending = false;
 };
 
+struct MemoryStatus {
+  uint64_t resident_bytes = 0;      // the process's VmRSS
+  uint64_t queue_heads_bytes = 0;   // queue heads held in RAM, all hosts
+  uint64_t queue_heads = 0;         // how many
+  uint64_t queue_heads_max_bytes = 0;  // crawl.queue_heads_bytes
+};
+
 struct StatusSnapshot {
   int64_t unix_ms = 0;  // when the snapshot was taken
   std::string version;  // crawlfront version string
@@ -128,6 +135,7 @@ struct StatusSnapshot {
   StatusTotals totals;
   SeenSetStatus seen;
   PersistenceStatus persistence;
+  MemoryStatus memory;
   TaskProgress snapshot;                  // Bloom snapshots to RocksDB (unit: partitions)
   TaskProgress rebuild;                   // online filter rebuilds (unit: partitions)
   std::vector<HostStatus> top_hosts;      // by queue size, largest first

@@ -1,0 +1,111 @@
+// Queue heads in RAM: their accounting, and crawl.queue_heads_bytes as the
+// bound on what often-leased hosts read beyond head_buffer.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+constexpr int kHosts = 20, kPerHost = 300;
+constexpr uint32_t kHeadBuffer = 4;
+
+class HeadsTest : public CrawlFixture {
+ protected:
+  void OpenWithBudget(uint64_t budget, std::string_view crawl = kDefaultCrawl) {
+    CrawlOptions o = NoRobotsOptions(0);
+    o.head_buffer = kHeadBuffer;
+    o.queue_heads_bytes = budget;
+    Open(o);
+    // URLs of one length, so every head costs the same RAM.
+    std::vector<std::string> urls;
+    char buf[64];
+    for (int i = 0; i < kPerHost; ++i) {
+      for (int h = 0; h < kHosts; ++h) {
+        std::snprintf(buf, sizeof buf, "http://h%02d.test/page%04d", h, i);
+        urls.push_back(buf);
+      }
+    }
+    AddUrls(urls, crawl);
+  }
+  // Leases one URL per host per round (no politeness, one in flight per
+  // host), 250 ms of fake time apart, until every URL is done; returns the
+  // largest usage seen, field by field.
+  CrawlCore::HeadsUsage DrainAll() {
+    CrawlCore::HeadsUsage most;
+    std::set<std::string> leased;
+    for (int round = 0; round < 2 * kPerHost && leased.size() < kHosts * kPerHost; ++round) {
+      for (const auto& l : LeaseN(kHosts)) {
+        EXPECT_TRUE(leased.insert(l.url).second) << l.url << " leased twice";
+        EXPECT_TRUE(Done(l, Fetched()));
+      }
+      const CrawlCore::HeadsUsage u = core_->heads_usage();
+      EXPECT_LE(u.hosts, uint64_t{kHosts});
+      most.bytes = std::max(most.bytes, u.bytes);
+      most.entries = std::max(most.entries, u.entries);
+      most.hosts = std::max(most.hosts, u.hosts);
+      clock_.Advance(250);
+    }
+    EXPECT_EQ(leased.size(), size_t{kHosts * kPerHost});
+    return most;
+  }
+  void ExpectNoHeadsLeft() {
+    const CrawlCore::HeadsUsage u = core_->heads_usage();
+    EXPECT_EQ(u.bytes, 0u);
+    EXPECT_EQ(u.entries, 0u);
+    EXPECT_EQ(u.hosts, 0u);
+  }
+};
+
+TEST_F(HeadsTest, WithoutABudgetEveryHostKeepsItsHeadBuffer) {
+  OpenWithBudget(0);
+  EXPECT_EQ(core_->heads_usage().entries, uint64_t{kHosts * kHeadBuffer});
+  EXPECT_EQ(core_->heads_usage().hosts, uint64_t{kHosts});
+  const CrawlCore::HeadsUsage most = DrainAll();
+  EXPECT_LE(most.entries, uint64_t{kHosts * kHeadBuffer});
+  ExpectNoHeadsLeft();
+}
+
+TEST_F(HeadsTest, OftenLeasedHostsReadMoreHeadsWithinTheBudget) {
+  OpenWithBudget(0, "base");
+  const CrawlCore::HeadsUsage base = DrainAll();
+  ASSERT_GT(base.bytes, 0u);
+  Close();
+  // Room for about three times the buffers: hosts leased every 250 ms ask
+  // for 16 times theirs (64 heads), so only the budget stops them.
+  const uint64_t budget = 2 * base.bytes;
+  OpenWithBudget(budget, "budget");
+  const CrawlCore::HeadsUsage most = DrainAll();
+  EXPECT_GT(most.entries, 2 * base.entries) << "the budget was not used";
+  EXPECT_LE(most.bytes, budget + base.bytes);
+  ExpectNoHeadsLeft();
+}
+
+TEST_F(HeadsTest, ALargeBudgetLetsEachHostReadUpToItsCap) {
+  OpenWithBudget(uint64_t{1} << 30);
+  const CrawlCore::HeadsUsage most = DrainAll();
+  EXPECT_GT(most.entries, uint64_t{kHosts * kHeadBuffer * 8});
+  EXPECT_LE(most.entries, uint64_t{kHosts * 64});
+  ExpectNoHeadsLeft();
+}
+
+TEST_F(HeadsTest, DroppingAHostReleasesItsHeads) {
+  OpenWithBudget(uint64_t{1} << 30);
+  const CrawlCore::HeadsUsage before = core_->heads_usage();
+  uint64_t dropped = 0;
+  ASSERT_TRUE(core_->DropHost("", "h03.test", &dropped).ok());
+  EXPECT_EQ(dropped, uint64_t{kPerHost});
+  const CrawlCore::HeadsUsage after = core_->heads_usage();
+  EXPECT_EQ(after.hosts, before.hosts - 1);
+  EXPECT_EQ(after.entries, before.entries - kHeadBuffer);
+  EXPECT_EQ(after.bytes, before.bytes - before.bytes / before.entries * kHeadBuffer);
+}
+
+}  // namespace
+}  // namespace crawlfront
