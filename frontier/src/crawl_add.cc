@@ -116,8 +116,9 @@ void CrawlCore::QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batc
   } else {
     item.due_ms = 0;
     std::string key = ReadyKey(h.prefix, item);
-    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
-    InsertHead(h, key, item);
+    std::string value = EncodeItem(item);
+    batch->Put(store_->cf(Cf::kQueue), key, value);
+    InsertHead(h, key, item, value);
     ++h.rec.queued;
   }
 }
@@ -164,7 +165,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       cand.push_back(i);
       keys.push_back(p.key);
     }
-    for (size_t i : cand) PrefetchLastHeadKey(*preps[i].host);
+    for (size_t i : cand) PrefetchLastHead(*preps[i].host);
     // Arrival numbers follow request order (the seen-set calls back in its
     // own order); numbers of URLs that turn out seen are simply unused.
     // The seen-set's batch carries host records of the current RAM state:

@@ -98,15 +98,31 @@ bool ParseHostPrefix(std::string_view key, uint16_t* partition, std::string* cra
   return true;
 }
 
-std::string ReadyKey(std::string_view prefix, const QueueItem& item) {
-  std::string k(prefix);
-  k.push_back('\0');
+uint64_t HeadRank(const QueueItem& item) {
   // INT32_MAX - priority maps [INT32_MIN, INT32_MAX] onto [2^32-1, 0]: higher
   // priorities sort first.
-  AppendBe32(&k, static_cast<uint32_t>(int64_t{INT32_MAX} - item.priority));
-  AppendBe32(&k, item.depth);
-  AppendBe64(&k, item.seq);
+  return uint64_t{static_cast<uint32_t>(int64_t{INT32_MAX} - item.priority)} << 32 | item.depth;
+}
+
+std::string ReadyKeyOf(std::string_view prefix, uint64_t rank, uint64_t seq) {
+  std::string k;
+  k.reserve(prefix.size() + 17);
+  k.append(prefix);
+  k.push_back('\0');
+  AppendBe64(&k, rank);
+  AppendBe64(&k, seq);
   return k;
+}
+
+std::string ReadyKey(std::string_view prefix, const QueueItem& item) {
+  return ReadyKeyOf(prefix, HeadRank(item), item.seq);
+}
+
+bool ParseReadyKey(std::string_view key, size_t prefix_len, uint64_t* rank, uint64_t* seq) {
+  if (key.size() != prefix_len + 17 || key[prefix_len] != '\0') return false;
+  *rank = ReadBe64(key.data() + prefix_len + 1);
+  *seq = ReadBe64(key.data() + prefix_len + 9);
+  return true;
 }
 
 std::string ScheduledKey(std::string_view prefix, const QueueItem& item) {

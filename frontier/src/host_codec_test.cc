@@ -1,5 +1,6 @@
 #include "crawlfront/frontier/host_state.h"
 
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -49,6 +50,38 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   EXPECT_EQ(rb.state, RobotsState::kError);
   EXPECT_EQ(rb.rules, "rules");
   EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + EncodeRobotsRecord(rr).substr(1), &rb).ok());
+}
+
+// A RAM head orders as its RocksDB key does, and the key comes back whole
+// from the head's rank and seq.
+TEST(HostCodecTest, HeadsOrderAsTheirKeysAndRebuildThem) {
+  const std::string p = HostPrefix(3, "crawl", "a.test");
+  std::mt19937 rng(11);
+  const int32_t priorities[] = {INT32_MIN, -5, 0, 1, 7, INT32_MAX};
+  std::vector<std::pair<std::string, QueueHead>> all;
+  for (int i = 0; i < 200; ++i) {
+    QueueItem item;
+    item.priority = priorities[rng() % 6];
+    item.depth = rng() % 2 ? rng() % 4 : UINT32_MAX - rng() % 2;
+    item.seq = rng() % 3 ? rng() % 100 : UINT64_MAX - rng() % 3;
+    const std::string key = ReadyKey(p, item);
+    QueueHead head{HeadRank(item), item.seq, {}};
+    EXPECT_EQ(ReadyKeyOf(p, head.rank, head.seq), key);
+    uint64_t rank = 0, seq = 0;
+    ASSERT_TRUE(ParseReadyKey(key, p.size(), &rank, &seq));
+    EXPECT_EQ(rank, head.rank);
+    EXPECT_EQ(seq, head.seq);
+    all.emplace_back(key, head);
+  }
+  for (const auto& [ka, ha] : all) {
+    for (const auto& [kb, hb] : all) EXPECT_EQ(ka < kb, ha < hb) << ka.size();
+  }
+  uint64_t rank, seq;
+  EXPECT_FALSE(ParseReadyKey(all[0].first.substr(0, all[0].first.size() - 1), p.size(), &rank,
+                             &seq));
+  QueueItem due;
+  due.due_ms = 5;
+  EXPECT_FALSE(ParseReadyKey(ScheduledKey(p, due), p.size(), &rank, &seq));
 }
 
 TEST(HostCodecTest, QueueKeysSortByPriorityDepthArrival) {

@@ -50,27 +50,29 @@ void CrawlCore::Reschedule(HostState& h, int64_t now) {
 }
 
 // An add's new URLs are spread over many hosts whose state is cold: each
-// InsertHead waited for the floor's key and then the last head's, one miss
+// InsertHead waited for the host's state and then its last head, one miss
 // after another (7% of the add step's io thread).
 void CrawlCore::PrefetchHost(const HostState& h) {
+  __builtin_prefetch(&h.heads);
   __builtin_prefetch(h.prefix.data());
   __builtin_prefetch(h.queue_floor.data());
+}
+
+void CrawlCore::PrefetchLastHead(const HostState& h) {
   if (!h.heads.empty()) __builtin_prefetch(&h.heads.back());
 }
 
-void CrawlCore::PrefetchLastHeadKey(const HostState& h) {
-  if (!h.heads.empty()) __builtin_prefetch(h.heads.back().first.data());
-}
-
-void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item) {
+void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item,
+                           std::string_view value) {
   // heads is a prefix of the ready queue: a new entry belongs in it if the
   // buffer holds the whole queue or the entry sorts before its last element.
   if (key < h.queue_floor) h.queue_floor = key;
+  QueueHead head{HeadRank(item), item.seq, {}};
   bool holds_all = h.heads.size() == h.rec.queued;
-  if (!holds_all && (h.heads.empty() || !(key < h.heads.back().first))) return;
-  auto pos = std::lower_bound(h.heads.begin(), h.heads.end(), key,
-                              [](const auto& e, const std::string& k) { return e.first < k; });
-  CountHead(h, *h.heads.insert(pos, {key, item}), true);
+  if (!holds_all && (h.heads.empty() || !(head < h.heads.back()))) return;
+  head.value.assign(value);
+  auto pos = std::upper_bound(h.heads.begin(), h.heads.end(), head);
+  CountHead(h, *h.heads.insert(pos, std::move(head)), true);
   if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) PopBackHead(h);
 }
 
@@ -82,9 +84,8 @@ uint64_t HeapBytes(const std::string& s) {
 }
 }  // namespace
 
-void CrawlCore::CountHead(HostState& h, const std::pair<std::string, QueueItem>& e, bool add) {
-  const uint64_t bytes = sizeof e + HeapBytes(e.first) + HeapBytes(e.second.url) +
-                         HeapBytes(e.second.parent);
+void CrawlCore::CountHead(HostState& h, const QueueHead& e, bool add) {
+  const uint64_t bytes = sizeof e + HeapBytes(e.value);
   if (add) {
     if (h.heads_bytes == 0) ++heads_mem_.hosts;
     h.heads_bytes += bytes;
@@ -98,14 +99,14 @@ void CrawlCore::CountHead(HostState& h, const std::pair<std::string, QueueItem>&
   if (h.heads_bytes == 0) --heads_mem_.hosts;
 }
 
-void CrawlCore::PushHead(HostState& h, std::string key, QueueItem item) {
-  h.heads.emplace_back(std::move(key), std::move(item));
+void CrawlCore::PushHead(HostState& h, QueueHead head) {
+  h.heads.push_back(std::move(head));
   CountHead(h, h.heads.back(), true);
 }
 
-std::pair<std::string, QueueItem> CrawlCore::PopFrontHead(HostState& h) {
+QueueHead CrawlCore::PopFrontHead(HostState& h) {
   CountHead(h, h.heads.front(), false);
-  auto e = std::move(h.heads.front());
+  QueueHead e = std::move(h.heads.front());
   h.heads.pop_front();
   return e;
 }
@@ -133,7 +134,7 @@ namespace {
 // per refill, while a host leased rarely keeps the small buffer.
 constexpr int64_t kRefillEveryMs = 16000;
 constexpr uint32_t kMaxHeadBuffer = 64;
-constexpr uint64_t kHeadBytesGuess = 256;  // per head, until some are held
+constexpr uint64_t kHeadBytesGuess = 160;  // per head, until some are held
 }  // namespace
 
 uint32_t CrawlCore::RefillTarget(const HostState& h, int64_t now) const {
@@ -167,11 +168,15 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
   std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   it->Seek(std::max(begin, h.queue_floor));
   for (; it->Valid() && h.heads.size() < target; it->Next()) {
-    std::string key = it->key().ToString();
-    if (h.leased_keys.count(key) != 0) continue;  // in flight, below a lowered floor
-    QueueItem item;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    PushHead(h, std::move(key), std::move(item));
+    const std::string_view key = it->key().ToStringView();
+    // In flight, below a lowered floor.
+    if (!h.leased_keys.empty() && h.leased_keys.count(std::string(key)) != 0) continue;
+    QueueHead head;
+    if (!ParseReadyKey(key, h.prefix.size(), &head.rank, &head.seq)) {
+      return Status::Corruption("bad queue key of host " + h.host_key);
+    }
+    head.value.assign(it->value().ToStringView());
+    PushHead(h, std::move(head));
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
   if (h.heads.empty() && h.rec.queued > 0) {
@@ -204,8 +209,9 @@ Status CrawlCore::PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* bat
     batch->Delete(store_->cf(Cf::kQueue), it->key());
     item.due_ms = 0;
     std::string key = ReadyKey(h.prefix, item);
-    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
-    InsertHead(h, key, item);
+    std::string value = EncodeItem(item);
+    batch->Put(store_->cf(Cf::kQueue), key, value);
+    InsertHead(h, key, item, value);
     ++h.rec.queued;
     if (h.rec.scheduled > 0) --h.rec.scheduled;
     ++moved;

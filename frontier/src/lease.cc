@@ -123,14 +123,19 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     }
     if (options_.respect_robots && NeedsRobots(h, now)) {
       LeaseRecord rec{LeaseKind::kRobots, h.crawl->id, h.host_key, std::string(worker), now, {}};
-      rec.item.url = RobotsUrlOf(h.heads.front().second.url);
+      QueueItem first;
+      CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(h.heads.front().value, &first));
+      rec.item.url = RobotsUrlOf(first.url);
       h.robots_state = RobotsState::kFetching;
       StartLease(h, std::move(rec), "", now, batch, out);
       return Status::Ok();
     }
     const bool check_robots = options_.respect_robots && h.robots;
     if (check_robots && *robots_work >= kRobotsWorkPerLease) return Status::Ok();
-    auto [key, item] = PopFrontHead(h);
+    const QueueHead head = PopFrontHead(h);
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(head.value, &item));
+    std::string key = ReadyKeyOf(h.prefix, head.rank, head.seq);
     // The smallest key after this one, in the floor's own buffer: building
     // a new string per lease showed as 3% of a lease + done profile.
     h.queue_floor.assign(key);

@@ -82,8 +82,9 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
   } else {
     item.due_ms = 0;  // same order key as before: it keeps its place
     std::string key = ReadyKey(h.prefix, item);
-    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
-    InsertHead(h, key, item);
+    std::string value = EncodeItem(item);
+    batch->Put(store_->cf(Cf::kQueue), key, value);
+    InsertHead(h, key, item, value);
     ++h.rec.queued;
   }
   TouchQueue(h);

@@ -402,21 +402,23 @@ class CrawlCore {
   // Earliest time the host could lease (kNever = not by time alone).
   int64_t ReadyTime(const HostState& h, int64_t now) const;
   void Reschedule(HostState& h, int64_t now);
-  void InsertHead(HostState& h, const std::string& key, const QueueItem& item);
+  // `value` is EncodeItem(item), as just written under `key`.
+  void InsertHead(HostState& h, const std::string& key, const QueueItem& item,
+                  std::string_view value);
   // Starts loading what QueueNew and InsertHead read of a host, in two
-  // steps: the first finds the last head, the second its key.
+  // steps: the first the host's state, the second its last head.
   static void PrefetchHost(const HostState& h);
-  static void PrefetchLastHeadKey(const HostState& h);
+  static void PrefetchLastHead(const HostState& h);
   Status RefillHeads(HostState& h, int64_t now);
   // Heads a refill of `h` may read: what its lease rate asks for, within
   // its share of options_.queue_heads_bytes.
   uint32_t RefillTarget(const HostState& h, int64_t now) const;
   // Every change to a host's heads goes through these (RAM accounting).
-  void PushHead(HostState& h, std::string key, QueueItem item);
-  std::pair<std::string, QueueItem> PopFrontHead(HostState& h);
+  void PushHead(HostState& h, QueueHead head);
+  QueueHead PopFrontHead(HostState& h);
   void PopBackHead(HostState& h);
   void ClearHeads(HostState& h);
-  void CountHead(HostState& h, const std::pair<std::string, QueueItem>& e, bool add);
+  void CountHead(HostState& h, const QueueHead& e, bool add);
   Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
 
   // lease.cc

@@ -65,6 +65,24 @@ struct QueueItem {
   int64_t due_ms = 0;    // scheduled entries only
 };
 
+// One queue head in RAM: where its entry sorts in the host's ready queue
+// (the order of its kQueue key after the host prefix) and the entry's
+// encoded value, so URL and parent share one allocation. The key is rebuilt
+// (ReadyKeyOf) when the head is leased.
+struct QueueHead {
+  uint64_t rank = 0;  // (INT32_MAX - priority) << 32 | depth
+  uint64_t seq = 0;
+  std::string value;  // EncodeItem
+  bool operator<(const QueueHead& o) const {
+    return rank != o.rank ? rank < o.rank : seq < o.seq;
+  }
+};
+uint64_t HeadRank(const QueueItem& item);
+std::string ReadyKeyOf(std::string_view prefix, uint64_t rank, uint64_t seq);
+// The rank and seq of a ready key whose host prefix is `prefix_len` bytes;
+// false if the key is not one.
+bool ParseReadyKey(std::string_view key, size_t prefix_len, uint64_t* rank, uint64_t* seq);
+
 std::string HostPrefix(uint16_t partition, std::string_view crawl, std::string_view host_key);
 // Splits a kHost/kQueue key into its parts; false if it is malformed.
 bool ParseHostPrefix(std::string_view key, uint16_t* partition, std::string* crawl,
@@ -147,8 +165,8 @@ struct HostState {
   uint32_t inflight = 0;
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the
-  // host's ready queue), with their keys.
-  std::deque<std::pair<std::string, QueueItem>> heads;
+  // host's ready queue).
+  std::deque<QueueHead> heads;
   // How many heads a refill reads: grows while the host drains its buffer
   // quickly (many leases in flight, no delay), shrinks when it is slow
   // (see RefillHeads). 0 until the first refill.
