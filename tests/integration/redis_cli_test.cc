@@ -46,6 +46,15 @@ class RedisCliTest : public ::testing::Test {
     }
     return out;
   }
+  // `INFO section` as name -> value.
+  std::map<std::string, std::string> Info(const std::string& section) {
+    std::map<std::string, std::string> fields;
+    for (const auto& l : Cli({"INFO", section})) {
+      auto colon = l.find(':');
+      if (colon != std::string::npos) fields[l.substr(0, colon)] = l.substr(colon + 1);
+    }
+    return fields;
+  }
 
   TempDir dir_;
   Daemon frontier_;
@@ -117,11 +126,7 @@ TEST_F(RedisCliTest, FrontierAddLeaseDoneRoundTrip) {
   // Nothing left: an empty array prints nothing.
   EXPECT_EQ(Cli({"FRONTIER.LEASE", "w1", "1"}), V{});
 
-  std::map<std::string, std::string> info;
-  for (const auto& l : Cli({"INFO", "crawl"})) {
-    auto colon = l.find(':');
-    if (colon != std::string::npos) info[l.substr(0, colon)] = l.substr(colon + 1);
-  }
+  std::map<std::string, std::string> info = Info("crawl");
   EXPECT_EQ(info["urls_seen"], "1");
   EXPECT_EQ(info["urls_queued"], "0");
   EXPECT_EQ(info["urls_inflight"], "0");
@@ -133,14 +138,7 @@ TEST_F(RedisCliTest, FrontierAddLeaseDoneRoundTrip) {
 // The default durability fsyncs the WAL every second after writes, and
 // `INFO persistence` says so.
 TEST_F(RedisCliTest, InfoPersistenceShowsTheWalSyncs) {
-  auto info = [&] {
-    std::map<std::string, std::string> fields;
-    for (const auto& l : Cli({"INFO", "persistence"})) {
-      auto colon = l.find(':');
-      if (colon != std::string::npos) fields[l.substr(0, colon)] = l.substr(colon + 1);
-    }
-    return fields;
-  };
+  auto info = [&] { return Info("persistence"); };
   EXPECT_EQ(info()["durability"], "everysec");
   EXPECT_EQ(Cli({"FRONTIER.ADD", "http://127.0.0.1:1/a"}), V{"1"});
   std::map<std::string, std::string> after;
@@ -163,14 +161,7 @@ TEST_F(RedisCliTest, InfoPersistenceShowsTheWalSyncs) {
 
 // `INFO memory`: resident memory, and the queue heads added URLs put in RAM.
 TEST_F(RedisCliTest, InfoMemoryShowsResidentBytesAndQueueHeads) {
-  auto info = [&] {
-    std::map<std::string, std::string> fields;
-    for (const auto& l : Cli({"INFO", "memory"})) {
-      auto colon = l.find(':');
-      if (colon != std::string::npos) fields[l.substr(0, colon)] = l.substr(colon + 1);
-    }
-    return fields;
-  };
+  auto info = [&] { return Info("memory"); };
   auto before = info();
   EXPECT_GT(std::stoull(before["used_memory_rss"]), uint64_t{1} << 20);
   EXPECT_EQ(before["queue_heads"], "0");
