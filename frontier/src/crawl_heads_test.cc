@@ -77,8 +77,9 @@ TEST_F(HeadsTest, OftenLeasedHostsReadMoreHeadsWithinTheBudget) {
   const CrawlCore::HeadsUsage base = DrainAll();
   ASSERT_GT(base.bytes, 0u);
   Close();
-  // Room for about three times the buffers: hosts leased every 250 ms ask
-  // for 16 times theirs (64 heads), so only the budget stops them.
+  // A budget of twice the buffers' bytes; with the buffers every host keeps
+  // beyond it, up to three times theirs in all. Hosts leased every 250 ms
+  // ask for 16 times theirs (64 heads), so only the budget stops them.
   const uint64_t budget = 2 * base.bytes;
   OpenWithBudget(budget, "budget");
   const CrawlCore::HeadsUsage most = DrainAll();
