@@ -59,8 +59,8 @@ struct CrawlCore::Prepared {
 // canonical specs go in; fingerprints are 128-bit), so it is answered
 // "seen" without canonicalizing it (docs/scheduling.md, "Adding URLs").
 // AsGiven takes a canonical-looking URL's key as spelled; KnownAsGiven
-// looks it up. Add does the first for a whole batch and prefetches the
-// keys' cache slots, so their cache misses overlap.
+// looks up a batch's keys together. Add prefetches the keys' cache slots
+// first, so their cache misses overlap.
 bool CrawlCore::AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
   if (r.refetch_at_ms > 0 || r.url.size() > options_.url.max_length) return false;
   const std::string_view host = CanonicalLookingHost(r.url);
@@ -72,17 +72,25 @@ bool CrawlCore::AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared
   return true;
 }
 
-bool CrawlCore::KnownAsGiven(Prepared* p) const {
-  if (!p->as_given) return false;
-  Result<bool> seen = seen_->Contains(p->key);
-  if (!seen.ok() || !*seen) return false;
-  p->known_seen = true;
-  return true;
+void CrawlCore::KnownAsGiven(std::span<Prepared> preps) const {
+  std::vector<SeenKey> keys;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < preps.size(); ++i) {
+    if (!preps[i].as_given) continue;
+    keys.push_back(preps[i].key);
+    at.push_back(i);
+  }
+  if (keys.empty()) return;
+  std::vector<uint8_t> known;
+  // A failed read leaves its URL unknown: it takes the whole path, whose
+  // InsertIfNew reports the error.
+  seen_->ContainsMany(keys, &known).IgnoreError();
+  for (size_t k = 0; k < at.size(); ++k) preps[at[k]].known_seen = known[k] != 0;
 }
 
 void CrawlCore::PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const {
   p->req = &r;
-  if (KnownAsGiven(p)) {
+  if (p->known_seen) {
     if (auto why = scope_.Check(p->canon, r.depth)) p->reason = std::move(*why);
     return;
   }
@@ -133,6 +141,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
   for (size_t i = 0; i < requests.size(); ++i) {
     if (AsGiven(crawl_id, requests[i], &preps[i])) seen_->Prefetch(preps[i].key);
   }
+  KnownAsGiven(preps);
   for (size_t i = 0; i < requests.size(); ++i) PrepareOne(crawl_id, requests[i], &preps[i]);
   if (auto deny = DenyOf(crawl_id)) {
     for (Prepared& p : preps) {

@@ -133,7 +133,8 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
       QueueKey(1, "c2", "a.example", ""), QueueKey(2, "", "a.example", ""),
       QueueKey(1, "", "b", ""), QueueKey(0x100, "", "a.example", ""),
       // Longer than the copies a bucket holds: compared through the arena.
-      QueueKey(1, "", std::string(60, 'h') + ".example", "")};
+      QueueKey(1, "", std::string(60, 'h') + ".example", ""),
+      QueueKey(1, "", std::string(60, 'h') + ".example.org", "")};
   const std::vector<std::string> loose = {"", "x", std::string(3, '\0'),
                                           prefixes[0].substr(0, 6), prefixes[0]};
   std::mt19937 rng(3);

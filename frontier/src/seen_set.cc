@@ -1,6 +1,7 @@
 #include "crawlfront/frontier/seen_set.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include <rocksdb/db.h>
@@ -69,23 +70,28 @@ SeenSet::~SeenSet() {
 
 // Repeats confirmed on disk enter the cache (seen_cache.h). The partition
 // lock is not held across the RocksDB read.
-Result<bool> SeenSet::Contains(const SeenKey& key) {
+SeenSet::InRam SeenSet::CheckInRam(const SeenKey& key, uint32_t* partition) {
   lookups_.fetch_add(1, std::memory_order_relaxed);
   if (cache_->Contains(key.fingerprint)) {
     cache_hits_.fetch_add(1, std::memory_order_relaxed);
-    return true;
+    return InRam::kSeen;
   }
-  const uint32_t p = PartitionOf(key.host_hash);
-  {
-    Partition& P = *parts_[p];
-    std::lock_guard lock(P.mu);
-    if (!P.filter->MayContain(key.fingerprint.low64())) {
-      bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
-    if (P.pending.count(key.fingerprint) != 0) return true;
+  *partition = PartitionOf(key.host_hash);
+  Partition& P = *parts_[*partition];
+  std::lock_guard lock(P.mu);
+  if (!P.filter->MayContain(key.fingerprint.low64())) {
+    bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
+    return InRam::kNew;
   }
+  if (P.pending.count(key.fingerprint) != 0) return InRam::kSeen;
   disk_lookups_.fetch_add(1, std::memory_order_relaxed);
+  return InRam::kAsk;
+}
+
+Result<bool> SeenSet::Contains(const SeenKey& key) {
+  uint32_t p = 0;
+  const InRam ram = CheckInRam(key, &p);
+  if (ram != InRam::kAsk) return ram == InRam::kSeen;
   std::string value;
   rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kSeen),
                                         SeenKeyBytes(p, key.fingerprint), &value);
@@ -96,6 +102,42 @@ Result<bool> SeenSet::Contains(const SeenKey& key) {
   if (!s.ok()) return FromRocks(s);
   cache_->Put(key.fingerprint);
   return true;
+}
+
+// A page's links are mostly known: one MultiGet for them, not a Get each.
+Status SeenSet::ContainsMany(std::span<const SeenKey> keys, std::vector<uint8_t>* known) {
+  known->assign(keys.size(), 0);
+  std::vector<uint32_t> ask;
+  std::vector<std::array<char, kSeenKeyBytes>> bytes;
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    uint32_t p = 0;
+    const InRam ram = CheckInRam(keys[i], &p);
+    if (ram == InRam::kSeen) (*known)[i] = 1;
+    if (ram != InRam::kAsk) continue;
+    ask.push_back(i);
+    EncodeSeenKey(p, keys[i].fingerprint, bytes.emplace_back().data());
+  }
+  const size_t m = ask.size();
+  if (m == 0) return Status::Ok();
+  std::vector<rocksdb::Slice> slices(m);
+  for (size_t c = 0; c < m; ++c) slices[c] = rocksdb::Slice(bytes[c].data(), kSeenKeyBytes);
+  std::vector<rocksdb::PinnableSlice> values(m);
+  std::vector<rocksdb::Status> statuses(m);
+  store_->db()->MultiGet(rocksdb::ReadOptions(), store_->cf(Cf::kSeen), m, slices.data(),
+                         values.data(), statuses.data(), /*sorted_input=*/false);
+  Status first_error;
+  for (size_t c = 0; c < m; ++c) {
+    const rocksdb::Status& s = statuses[c];
+    if (s.ok()) {
+      (*known)[ask[c]] = 1;
+      cache_->Put(keys[ask[c]].fingerprint);
+    } else if (s.IsNotFound()) {
+      false_positives_.fetch_add(1, std::memory_order_relaxed);
+    } else if (first_error.ok()) {
+      first_error = FromRocks(s);
+    }
+  }
+  return first_error;
 }
 
 void SeenSet::Prefetch(const SeenKey& key) const { cache_->Prefetch(key.fingerprint); }

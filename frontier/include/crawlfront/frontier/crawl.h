@@ -393,7 +393,7 @@ class CrawlCore {
   // crawl_add.cc
   void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
   bool AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
-  bool KnownAsGiven(Prepared* p) const;
+  void KnownAsGiven(std::span<Prepared> preps) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
   void ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
 

@@ -134,6 +134,10 @@ class SeenSet {
 
   // Exact membership (Bloom, cache, then RocksDB), also in Bloom-only mode.
   Result<bool> Contains(const SeenKey& key);
+  // Contains for many keys: (*known)[i] for keys[i], with one RocksDB
+  // MultiGet for all the keys RAM cannot answer. A key whose read fails is
+  // left unknown (0); the first such error is returned.
+  Status ContainsMany(std::span<const SeenKey> keys, std::vector<uint8_t>* known);
   // Starts loading what Contains(key) reads first into the CPU cache.
   void Prefetch(const SeenKey& key) const;
 
@@ -164,6 +168,9 @@ class SeenSet {
   void MaybeScheduleRebuild(uint32_t p);
   Status Rebuild(uint32_t p);
   Status SnapshotPartition(uint32_t p);
+  // What RAM says of a key: seen, not seen, or ask RocksDB (its partition).
+  enum class InRam { kSeen, kNew, kAsk };
+  InRam CheckInRam(const SeenKey& key, uint32_t* partition);
   // InsertIfNew's phases (seen_insert.cc).
   struct Insert;
   void ClassifyAndClaim(Insert& in);
