@@ -350,17 +350,21 @@ TEST(SeenSetTest, SnapshotRestoresSameStateAfterRestart) {
   InsertRange(*db.seen, 100'000, 110'000);
 }
 
+// Keys [0, n) inserted, then the set reopened: its cache is empty.
+Opened ReopenedAfterInserting(const std::string& dir, uint64_t n) {
+  {
+    auto db = OpenOrDie(dir, SmallOptions());
+    InsertRange(*db.seen, 0, n);
+  }
+  return OpenOrDie(dir, SmallOptions());
+}
+
 // After a restart the cache is empty: the first Contains of a known key reads
 // RocksDB and caches it, the second is answered from the cache. A new key
 // stays new (Bloom negative or a false positive the disk read corrects).
 TEST(SeenSetTest, ContainsCachesWhatItConfirmsOnDisk) {
   TempDir dir;
-  SeenSetOptions o = SmallOptions();
-  {
-    auto db = OpenOrDie(dir.path(), o);
-    InsertRange(*db.seen, 0, 1000);
-  }
-  auto db = OpenOrDie(dir.path(), o);
+  auto db = ReopenedAfterInserting(dir.path(), 1000);
   for (uint64_t i = 0; i < 1000; ++i) {
     auto first = db.seen->Contains(KeyAt(i));
     ASSERT_TRUE(first.ok() && *first) << i;
@@ -381,12 +385,7 @@ TEST(SeenSetTest, ContainsCachesWhatItConfirmsOnDisk) {
 // and a warm one; every known key is read from disk once.
 TEST(SeenSetTest, ContainsManyAnswersAsContains) {
   TempDir dir;
-  SeenSetOptions o = SmallOptions();
-  {
-    auto db = OpenOrDie(dir.path(), o);
-    InsertRange(*db.seen, 0, 1000);
-  }
-  auto db = OpenOrDie(dir.path(), o);
+  auto db = ReopenedAfterInserting(dir.path(), 1000);
   std::vector<SeenKey> keys;
   std::vector<uint8_t> want;
   for (uint64_t i = 0; i < 2000; ++i) {
