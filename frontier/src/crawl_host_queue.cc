@@ -223,7 +223,7 @@ Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t
     if (key[h->prefix.size()] == '\1') {
       q.state = QueuedUrl::State::kScheduled;
       q.due_ms = item.due_ms;
-    } else if (h->leased_keys.count(std::string(key)) != 0) {
+    } else if (h->leased_keys.count(key) != 0) {
       q.state = QueuedUrl::State::kLeased;
     }
     out->push_back(std::move(q));

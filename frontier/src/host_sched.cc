@@ -170,7 +170,7 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
   for (; it->Valid() && h.heads.size() < target; it->Next()) {
     const std::string_view key = it->key().ToStringView();
     // In flight, below a lowered floor.
-    if (!h.leased_keys.empty() && h.leased_keys.count(std::string(key)) != 0) continue;
+    if (h.leased_keys.count(key) != 0) continue;
     QueueHead head;
     if (!ParseReadyKey(key, h.prefix.size(), &head.rank, &head.seq)) {
       return Status::Corruption("bad queue key of host " + h.host_key);

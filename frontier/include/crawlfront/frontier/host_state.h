@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <set>
@@ -172,11 +173,11 @@ struct HostState {
   // (see RefillHeads). 0 until the first refill.
   uint32_t head_target = 0;
   int64_t refilled_ms = 0;  // time of the last refill
-  uint64_t heads_bytes = 0;  // RAM of `heads` (see CrawlCore::HeadBytes)
+  uint64_t heads_bytes = 0;  // RAM of `heads` (see CrawlCore::CountHead)
   // No ready entry sorts below this key (empty: unknown). Refills seek here
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;
-  std::set<std::string> leased_keys;  // kQueue keys of this host's page leases
+  std::set<std::string, std::less<>> leased_keys;  // kQueue keys of this host's page leases
   // Scheduler placement (see lease.cc): where the host's live entry is.
   enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
   int64_t place_ms = 0;
