@@ -50,6 +50,8 @@ class HeadsTest : public CrawlFixture {
       most.bytes = std::max(most.bytes, u.bytes);
       most.entries = std::max(most.entries, u.entries);
       most.hosts = std::max(most.hosts, u.hosts);
+      most.refills = u.refills;  // counted since the core opened
+      most.refilled = u.refilled;
       clock_.Advance(250);
     }
     EXPECT_EQ(leased.size(), size_t{kHosts * kPerHost});
@@ -69,6 +71,10 @@ TEST_F(HeadsTest, WithoutABudgetEveryHostKeepsItsHeadBuffer) {
   EXPECT_EQ(core_->heads_usage().hosts, uint64_t{kHosts});
   const CrawlCore::HeadsUsage most = DrainAll();
   EXPECT_LE(most.entries, uint64_t{kHosts * kHeadBuffer});
+  // The adds placed the first heads; refills read every other URL once, at
+  // most kHeadBuffer per RocksDB seek.
+  EXPECT_EQ(most.refilled, uint64_t{kHosts * (kPerHost - kHeadBuffer)});
+  EXPECT_GE(most.refills, most.refilled / kHeadBuffer);
   ExpectNoHeadsLeft();
 }
 
@@ -85,6 +91,7 @@ TEST_F(HeadsTest, OftenLeasedHostsReadMoreHeadsWithinTheBudget) {
   const CrawlCore::HeadsUsage most = DrainAll();
   EXPECT_GT(most.entries, 2 * base.entries) << "the budget was not used";
   EXPECT_LE(most.bytes, budget + base.bytes);
+  EXPECT_LT(most.refills, base.refills) << "more heads, yet as many seeks";
   ExpectNoHeadsLeft();
 }
 

@@ -86,6 +86,8 @@ void MemorySection(std::string* out, CrawlCore& crawl) {
   Line(out, "queue_heads", std::to_string(h.entries));
   Line(out, "queue_heads_hosts", std::to_string(h.hosts));
   Line(out, "queue_heads_max_bytes", std::to_string(crawl.heads_budget()));
+  Line(out, "queue_head_refills", std::to_string(h.refills));
+  Line(out, "queue_heads_refilled", std::to_string(h.refilled));
 }
 
 }  // namespace

@@ -179,6 +179,8 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
     PushHead(h, std::move(head));
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  ++heads_mem_.refills;
+  heads_mem_.refilled += h.heads.size();
   if (h.heads.empty() && h.rec.queued > 0) {
     // Counter ahead of the queue (should not happen): trust the queue.
     spdlog::warn("crawl core: host {} counted {} queued, found none", h.host_key, h.rec.queued);

@@ -167,6 +167,8 @@ TEST_F(RedisCliTest, InfoMemoryShowsResidentBytesAndQueueHeads) {
   EXPECT_EQ(before["queue_heads"], "0");
   EXPECT_EQ(before["queue_heads_bytes"], "0");
   EXPECT_EQ(before["queue_heads_max_bytes"], std::to_string(uint64_t{256} << 20));
+  EXPECT_EQ(before["queue_head_refills"], "0");
+  EXPECT_EQ(before["queue_heads_refilled"], "0");
   EXPECT_EQ(Cli({"FRONTIER.ADD", "http://127.0.0.1:1/a", "http://127.0.0.1:1/b",
                  "http://127.0.0.2:1/c"}),
             (V{"1", "1", "1"}));
@@ -174,6 +176,7 @@ TEST_F(RedisCliTest, InfoMemoryShowsResidentBytesAndQueueHeads) {
   EXPECT_EQ(after["queue_heads"], "3");
   EXPECT_EQ(after["queue_heads_hosts"], "2");
   EXPECT_GT(std::stoull(after["queue_heads_bytes"]), 3 * sizeof(std::string));
+  EXPECT_EQ(after["queue_head_refills"], "0") << "an add places heads without a read";
 }
 
 TEST_F(RedisCliTest, ErrorsAreRedisStyle) {

@@ -240,9 +240,11 @@ class CrawlCore {
     return {pipeline_.written() - 1, pipeline_.queued()};
   }
   // The queue heads all hosts keep in RAM: their bytes, how many, and how
-  // many hosts hold some.
+  // many hosts hold some; since start, the RocksDB seeks that refilled them
+  // and the heads those read (few per refill: the budget is too small).
   struct HeadsUsage {
     uint64_t bytes = 0, entries = 0, hosts = 0;
+    uint64_t refills = 0, refilled = 0;
   };
   HeadsUsage heads_usage() {
     std::lock_guard lock(mu_);
