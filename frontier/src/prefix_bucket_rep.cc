@@ -127,8 +127,17 @@ using BucketView = HostBuckets::Bucket;
 class PrefixBucketRep : public MemTableRep {
  public:
   PrefixBucketRep(const KeyComparator& cmp, rocksdb::Allocator* allocator,
-                  size_t (*prefix_len)(const Slice&))
-      : MemTableRep(allocator), cmp_(cmp), prefix_len_(prefix_len), slots_(1024) {}
+                  size_t (*prefix_len)(const Slice&), std::shared_ptr<MemtableFill> fill)
+      : MemTableRep(allocator),
+        cmp_(cmp),
+        prefix_len_(prefix_len),
+        fill_(std::move(fill)),
+        slots_(1024) {
+    if (fill_) {
+      fill_->entry_bytes.store(0, std::memory_order_relaxed);
+      fill_->generation.fetch_add(1, std::memory_order_release);
+    }
+  }
 
   // Entries live in this rep's huge-page arena, not RocksDB's.
   rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
@@ -158,6 +167,9 @@ class PrefixBucketRep : public MemTableRep {
       b->tail.push_back(entry);
     }
     bytes_.fetch_add(2 * sizeof(const char*), std::memory_order_relaxed);
+    entry_refs_ += 2 * sizeof(const char*);
+    // Only the newest memtable is written to: this is its fill.
+    if (fill_) fill_->entry_bytes.store(arena_.bytes() + entry_refs_, std::memory_order_relaxed);
   }
 
   bool Contains(const char* entry) const override {
@@ -301,6 +313,8 @@ class PrefixBucketRep : public MemTableRep {
 
   const KeyComparator& cmp_;
   size_t (*const prefix_len_)(const Slice&);
+  const std::shared_ptr<MemtableFill> fill_;
+  size_t entry_refs_ = 0;  // bytes_ without the buckets; the writer's only
   mutable std::mutex mu_;
   struct Slot {
     uint64_t hash = 0;
@@ -343,7 +357,7 @@ size_t HostBuckets::UpperBound(const Bucket& b, const Slice& internal_key) const
 rocksdb::MemTableRep* PrefixBucketRepFactory::CreateMemTableRep(
     const rocksdb::MemTableRep::KeyComparator& cmp, rocksdb::Allocator* allocator,
     const rocksdb::SliceTransform* /*prefix*/, rocksdb::Logger* /*logger*/) {
-  return new PrefixBucketRep(cmp, allocator, prefix_len_);
+  return new PrefixBucketRep(cmp, allocator, prefix_len_, fill_);
 }
 
 }  // namespace crawlfront

@@ -8,7 +8,9 @@
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
+#include <spdlog/spdlog.h>
 
+#include "crawlfront/frontier/prefix_bucket_rep.h"
 #include "wal_syncer.h"
 
 namespace crawlfront {
@@ -62,10 +64,21 @@ std::shared_ptr<const rocksdb::SliceTransform> InsertHint(Cf which) {
 }
 
 rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
-                                       std::shared_ptr<rocksdb::Cache> cache, Cf which) {
+                                       std::shared_ptr<rocksdb::Cache> cache, Cf which,
+                                       std::shared_ptr<MemtableFill> queue_fill) {
   rocksdb::ColumnFamilyOptions cf;
   cf.memtable_insert_with_hint_prefix_extractor = InsertHint(which);
   cf.write_buffer_size = o.write_buffer_bytes;
+  if (which == Cf::kQueue) {
+    // A queue memtable holds a bucket per host (~500 bytes): with 10^5 hosts
+    // they filled 80% of it, so it flushed every 12 MB of entries, and each
+    // flush was an L0 file that every head refill searched and that
+    // compaction merged into the whole bottommost level. The store flushes
+    // it on its entries (FlushFullQueue); this bounds entries and buckets
+    // together. Same arena blocks as the others.
+    cf.write_buffer_size = 4 * o.write_buffer_bytes;
+    cf.arena_block_size = o.write_buffer_bytes / 8;
+  }
   if (which == Cf::kSeen || which == Cf::kSeenLog) {
     // Random 128-bit fingerprints do not compress: LZ4 and ZSTD spent flush
     // and compaction CPU only for RocksDB to store the raw block anyway.
@@ -104,7 +117,7 @@ rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
   table.cache_index_and_filter_blocks_with_high_priority = true;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf.level_compaction_dynamic_level_bytes = true;
-  TuneMemtable(which, &cf);
+  TuneMemtable(which, &cf, std::move(queue_fill));
   return cf;
 }
 
@@ -149,10 +162,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   // with two cores, parallel inserts of one write group gained little.
   db_options.allow_concurrent_memtable_write = false;
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  auto queue_fill = std::make_shared<MemtableFill>();
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (size_t i = 0; i < std::size(kCfNames); ++i) {
-    descriptors.emplace_back(kCfNames[i], CfOptions(options, cache, static_cast<Cf>(i)));
+    descriptors.emplace_back(kCfNames[i],
+                             CfOptions(options, cache, static_cast<Cf>(i), queue_fill));
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
@@ -164,6 +179,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   store->durability_ = options.durability;
   store->env_ = options.env;
   store->db_.reset(raw);
+  store->queue_fill_ = std::move(queue_fill);
+  store->queue_flush_bytes_ = options.write_buffer_bytes;
   for (size_t i = 0; i < handles.size(); ++i) store->handles_[i] = handles[i];
   store->write_options_.sync = options.durability == Durability::kFsync;
   if (options.durability == Durability::kEverySec) {
@@ -186,7 +203,22 @@ Store::~Store() {
 
 Status Store::Write(rocksdb::WriteBatch* batch) {
   if (syncer_ != nullptr && syncer_->failing()) return syncer_->Failure();
-  return FromRocks(db_->Write(write_options_, batch));
+  Status st = FromRocks(db_->Write(write_options_, batch));
+  if (st.ok()) FlushFullQueue();
+  return st;
+}
+
+void Store::FlushFullQueue() {
+  // The generation first: a memtable switched in since then has fewer bytes.
+  const uint64_t gen = queue_fill_->generation.load(std::memory_order_acquire);
+  if (queue_fill_->entry_bytes.load(std::memory_order_relaxed) < queue_flush_bytes_) return;
+  if (queue_flush_asked_.exchange(gen) == gen) return;  // asked already
+  rocksdb::FlushOptions fo;
+  fo.wait = false;               // switch memtables, flush in the background
+  fo.allow_write_stall = true;   // never block this write's caller
+  rocksdb::Status s = db_->Flush(fo, cf(Cf::kQueue));
+  // Not fatal: RocksDB still flushes at the column family's write_buffer_size.
+  if (!s.ok()) spdlog::warn("store: flushing the queue's memtable: {}", s.ToString());
 }
 
 BackgroundWork Store::background_work() const {

@@ -12,7 +12,8 @@
 
 namespace crawlfront {
 
-void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
+void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf,
+                  std::shared_ptr<MemtableFill> queue_fill) {
   if (which == Cf::kSeen) {
     // Random fingerprints, each written once and read back by exact key:
     // an append plus a hash-bucket push per insert, one sort per flush
@@ -42,7 +43,8 @@ void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf) {
     // made the queue's inserts the largest part of FRONTIER.ADD's CPU (a
     // skip-list search per insert; insert hints rarely held). One sorted
     // vector per host prefix instead: a new URL is usually an append.
-    cf->memtable_factory.reset(new PrefixBucketRepFactory(QueueHostPrefixLen));
+    cf->memtable_factory.reset(
+        new PrefixBucketRepFactory(QueueHostPrefixLen, std::move(queue_fill)));
   } else if (which == Cf::kSeenLog) {
     // Only appended to and read back at start-up (replay): an unsorted
     // vector costs nothing per insert and is sorted once per flush, on key

@@ -226,6 +226,54 @@ TEST_F(StoreDirTest, HintedColumnFamiliesKeepExactContents) {
   EXPECT_TRUE(Scan(Cf::kUserBloom).empty());
 }
 
+// The queue's memtable flushes on its entries, not on its per-host buckets:
+// with 10^5 hosts the buckets filled 80% of it and each flush carried 12 MB
+// of entries. Many hosts with one small entry each stay in the memtable;
+// entries past write_buffer_bytes switch it (synchronously, so the active
+// memtable holds fewer entries right after the write), and nothing is lost.
+TEST_F(StoreDirTest, QueueMemtableFlushesOnEntriesNotBuckets) {
+  store_.reset();
+  StoreOptions o;
+  o.write_buffer_bytes = 1 << 20;
+  auto opened = Store::Open(dir_.string(), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store_ = std::move(opened).value();
+  auto active_entries = [&] {
+    uint64_t n = 0;
+    EXPECT_TRUE(store_->db()->GetIntProperty(
+        store_->cf(Cf::kQueue), rocksdb::DB::Properties::kNumEntriesActiveMemTable, &n));
+    return n;
+  };
+  std::string tail(1, '\0');
+  AppendBe64(&tail, 1);
+  // ~1.2 MiB of buckets (over write_buffer_bytes), ~0.3 MiB of entries.
+  constexpr int kHosts = 2500;
+  for (int i = 0; i < kHosts; i += 100) {
+    rocksdb::WriteBatch batch;
+    for (int j = i; j < i + 100; ++j) {
+      const std::string host = "h" + std::to_string(j) + ".example";
+      batch.Put(store_->cf(Cf::kQueue), HostKey(1, host, tail), "http://" + host + "/");
+    }
+    ASSERT_TRUE(store_->Write(&batch).ok());
+  }
+  EXPECT_EQ(active_entries(), uint64_t{kHosts}) << "the buckets flushed the memtable";
+  // ~1.5 MiB of entries in one host: past write_buffer_bytes, yet all
+  // together under the 4x that RocksDB itself would flush at.
+  constexpr int kPages = 1500;
+  const std::string page(1000, 'p');
+  for (int i = 0; i < kPages; i += 100) {
+    rocksdb::WriteBatch batch;
+    for (int j = i; j < i + 100; ++j) {
+      std::string t(1, '\0');
+      AppendBe64(&t, 100 + j);
+      batch.Put(store_->cf(Cf::kQueue), HostKey(1, "big.example", t), page);
+    }
+    ASSERT_TRUE(store_->Write(&batch).ok());
+  }
+  EXPECT_LT(active_entries(), uint64_t{kHosts + kPages}) << "entries did not flush it";
+  EXPECT_EQ(Scan(Cf::kQueue).size(), size_t{kHosts + kPages});
+}
+
 }  // namespace
 }  // namespace crawlfront
 

@@ -21,18 +21,32 @@
 // without politeness) merges its whole tail into a new vector per read.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice.h>
 
 namespace crawlfront {
 
+// How full the newest memtable is in entries (keys, values and their
+// pointers), without its per-prefix buckets. With 10^5 hosts the buckets
+// were 80% of a 64 MiB memtable; a store flushes on the entries instead
+// (Store::FlushFullQueue). `generation` counts the memtables created.
+struct MemtableFill {
+  std::atomic<uint64_t> entry_bytes{0};
+  std::atomic<uint64_t> generation{0};
+};
+
 class PrefixBucketRepFactory : public rocksdb::MemTableRepFactory {
  public:
   // prefix_len(user_key): the length of the key's bucket prefix, 0 if none.
-  explicit PrefixBucketRepFactory(size_t (*prefix_len)(const rocksdb::Slice&))
-      : prefix_len_(prefix_len) {}
+  // `fill`, if given, follows the newest memtable of this factory.
+  explicit PrefixBucketRepFactory(size_t (*prefix_len)(const rocksdb::Slice&),
+                                  std::shared_ptr<MemtableFill> fill = nullptr)
+      : prefix_len_(prefix_len), fill_(std::move(fill)) {}
 
   rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& cmp,
                                           rocksdb::Allocator* allocator,
@@ -42,6 +56,7 @@ class PrefixBucketRepFactory : public rocksdb::MemTableRepFactory {
 
  private:
   size_t (*prefix_len_)(const rocksdb::Slice&);
+  std::shared_ptr<MemtableFill> fill_;
 };
 
 }  // namespace crawlfront

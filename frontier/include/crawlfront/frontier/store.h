@@ -5,6 +5,7 @@
 // column family (the unit of snapshot, rebuild and, later, of moving nodes).
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -84,6 +85,8 @@ struct BackgroundWork {
   bool compaction_pending = false;  // a column family's levels need one
 };
 
+struct MemtableFill;  // prefix_bucket_rep.h
+
 class Store {
  public:
   // Opens (creating if missing) the database in `dir` with every column
@@ -125,6 +128,13 @@ class Store {
   std::array<rocksdb::ColumnFamilyHandle*, static_cast<int>(Cf::kCount)> handles_{};
   rocksdb::WriteOptions write_options_;
   std::unique_ptr<WalSyncer> syncer_;  // kEverySec only
+  std::shared_ptr<MemtableFill> queue_fill_;
+  uint64_t queue_flush_bytes_ = 0;
+  std::atomic<uint64_t> queue_flush_asked_{0};  // the generation asked for
+
+  // Flushes kQueue once its newest memtable's entries reach
+  // write_buffer_bytes; its buckets get room beyond that (see CfOptions).
+  void FlushFullQueue();
 };
 
 // Group commit: writes that several callers add to one WriteBatch and that
@@ -166,8 +176,10 @@ class WriteGroup {
   std::vector<std::pair<void (*)(void*), void*>> on_failure_;
 };
 
-// Per column family memtable choices (store_memtable.cc).
-void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf);
+// Per column family memtable choices (store_memtable.cc). `queue_fill`
+// follows kQueue's newest memtable.
+void TuneMemtable(Cf which, rocksdb::ColumnFamilyOptions* cf,
+                  std::shared_ptr<MemtableFill> queue_fill);
 
 // kQueue keys: be16 partition | be16 len | crawl | be16 len | host key |
 // entry. The length of everything up to the entry (the host's prefix), or 0
