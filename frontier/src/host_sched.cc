@@ -59,7 +59,7 @@ void CrawlCore::PrefetchHost(const HostState& h) {
 }
 
 void CrawlCore::PrefetchLastHead(const HostState& h) {
-  if (!h.heads.empty()) __builtin_prefetch(&h.heads.back());
+  if (!h.heads.empty()) __builtin_prefetch(h.heads.back_address());
 }
 
 void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item,
@@ -67,61 +67,36 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   // heads is a prefix of the ready queue: a new entry belongs in it if the
   // buffer holds the whole queue or the entry sorts before its last element.
   if (key < h.queue_floor) h.queue_floor = key;
-  QueueHead head{HeadRank(item), item.seq, {}};
+  const QueueHead head{HeadRank(item), item.seq, value};
   bool holds_all = h.heads.size() == h.rec.queued;
   if (!holds_all && (h.heads.empty() || !(head < h.heads.back()))) return;
-  head.value.assign(value);
-  auto pos = std::upper_bound(h.heads.begin(), h.heads.end(), head);
-  CountHead(h, *h.heads.insert(pos, std::move(head)), true);
-  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) PopBackHead(h);
+  const uint64_t bytes = h.heads.heap_bytes();
+  const size_t count = h.heads.size();
+  h.heads.Insert(head);
+  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) h.heads.PopBack();
+  CountHeads(h, bytes, count);
 }
 
-namespace {
-// Heap bytes of a string as glibc's malloc rounds them (none when inline).
-uint64_t HeapBytes(const std::string& s) {
-  if (s.capacity() <= 15) return 0;
-  return std::max<uint64_t>(32, (s.capacity() + 1 + 8 + 15) & ~uint64_t{15});
-}
-}  // namespace
-
-void CrawlCore::CountHead(HostState& h, const QueueHead& e, bool add) {
-  const uint64_t bytes = sizeof e + HeapBytes(e.value);
-  if (add) {
-    if (h.heads_bytes == 0) ++heads_mem_.hosts;
-    h.heads_bytes += bytes;
-    heads_mem_.bytes += bytes;
-    ++heads_mem_.entries;
-    return;
-  }
-  h.heads_bytes -= bytes;
-  heads_mem_.bytes -= bytes;
-  --heads_mem_.entries;
-  if (h.heads_bytes == 0) --heads_mem_.hosts;
+void CrawlCore::CountHeads(const HostState& h, uint64_t bytes, size_t count) {
+  const uint64_t now_bytes = h.heads.heap_bytes();
+  if (bytes == 0 && now_bytes > 0) ++heads_mem_.hosts;
+  if (bytes > 0 && now_bytes == 0) --heads_mem_.hosts;
+  heads_mem_.bytes += now_bytes - bytes;  // wraps correctly when it shrinks
+  heads_mem_.entries += h.heads.size() - count;
 }
 
-void CrawlCore::PushHead(HostState& h, QueueHead head) {
-  h.heads.push_back(std::move(head));
-  CountHead(h, h.heads.back(), true);
-}
-
-QueueHead CrawlCore::PopFrontHead(HostState& h) {
-  CountHead(h, h.heads.front(), false);
-  QueueHead e = std::move(h.heads.front());
-  h.heads.pop_front();
-  return e;
-}
-
-void CrawlCore::PopBackHead(HostState& h) {
-  CountHead(h, h.heads.back(), false);
-  h.heads.pop_back();
+void CrawlCore::PopFrontHead(HostState& h) {
+  const uint64_t bytes = h.heads.heap_bytes();
+  const size_t count = h.heads.size();
+  h.heads.PopFront();
+  CountHeads(h, bytes, count);
 }
 
 void CrawlCore::ClearHeads(HostState& h) {
-  if (h.heads_bytes > 0) --heads_mem_.hosts;
-  heads_mem_.bytes -= h.heads_bytes;
-  heads_mem_.entries -= h.heads.size();
-  h.heads_bytes = 0;
-  h.heads.clear();
+  const uint64_t bytes = h.heads.heap_bytes();
+  const size_t count = h.heads.size();
+  h.heads.Clear();
+  CountHeads(h, bytes, count);
 }
 
 namespace {
@@ -134,7 +109,7 @@ namespace {
 // per refill, while a host leased rarely keeps the small buffer.
 constexpr int64_t kRefillEveryMs = 16000;
 constexpr uint32_t kMaxHeadBuffer = 64;
-constexpr uint64_t kHeadBytesGuess = 160;  // per head, until some are held
+constexpr uint64_t kHeadBytesGuess = 100;  // per head, until some are held
 }  // namespace
 
 uint32_t CrawlCore::RefillTarget(const HostState& h, int64_t now) const {
@@ -167,18 +142,22 @@ Status CrawlCore::RefillHeads(HostState& h, int64_t now) {
   ro.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   it->Seek(std::max(begin, h.queue_floor));
-  for (; it->Valid() && h.heads.size() < target; it->Next()) {
+  refill_records_.clear();
+  size_t count = 0;
+  for (; it->Valid() && count < target; it->Next()) {
     const std::string_view key = it->key().ToStringView();
     // In flight, below a lowered floor.
     if (h.leased_keys.count(key) != 0) continue;
-    QueueHead head;
+    QueueHead head{0, 0, it->value().ToStringView()};
     if (!ParseReadyKey(key, h.prefix.size(), &head.rank, &head.seq)) {
       return Status::Corruption("bad queue key of host " + h.host_key);
     }
-    head.value.assign(it->value().ToStringView());
-    PushHead(h, std::move(head));
+    HeadBuffer::AppendRecord(head, &refill_records_);
+    ++count;
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  h.heads.Assign(refill_records_, count);
+  CountHeads(h, 0, 0);
   ++heads_mem_.refills;
   heads_mem_.refilled += h.heads.size();
   if (h.heads.empty() && h.rec.queued > 0) {

@@ -132,10 +132,11 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
     }
     const bool check_robots = options_.respect_robots && h.robots;
     if (check_robots && *robots_work >= kRobotsWorkPerLease) return Status::Ok();
-    const QueueHead head = PopFrontHead(h);
+    const QueueHead head = h.heads.front();
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(head.value, &item));
     std::string key = ReadyKeyOf(h.prefix, head.rank, head.seq);
+    PopFrontHead(h);  // ends `head`
     // The smallest key after this one, in the floor's own buffer: building
     // a new string per lease showed as 3% of a lease + done profile.
     h.queue_floor.assign(key);

@@ -416,11 +416,10 @@ class CrawlCore {
   // its share of options_.queue_heads_bytes.
   uint32_t RefillTarget(const HostState& h, int64_t now) const;
   // Every change to a host's heads goes through these (RAM accounting).
-  void PushHead(HostState& h, QueueHead head);
-  QueueHead PopFrontHead(HostState& h);
-  void PopBackHead(HostState& h);
+  void PopFrontHead(HostState& h);
   void ClearHeads(HostState& h);
-  void CountHead(HostState& h, const QueueHead& e, bool add);
+  // Counts the change of h.heads since it held `bytes` in `count` heads.
+  void CountHeads(const HostState& h, uint64_t bytes, size_t count);
   Status PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* batch);
 
   // lease.cc
@@ -466,6 +465,7 @@ class CrawlCore {
   bool restored_ = false;  // Restore finished: the close may mark itself clean
   std::deque<RingEntry> ring_;
   HeadsUsage heads_mem_;
+  std::vector<char> refill_records_;  // RefillHeads' buffer, reused
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;
   uint64_t next_seq_ = 1, seq_limit_ = 1;      // see AllocSeq
   uint64_t next_lease_ = 1, lease_limit_ = 1;

@@ -13,7 +13,6 @@
 //           read at open only: leased entries now stay in kQueue)
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "crawlfront/common/status.h"
+#include "crawlfront/frontier/head_buffer.h"
 #include "crawlfront/worker/robots.h"
 
 namespace crawlfront {
@@ -66,18 +66,6 @@ struct QueueItem {
   int64_t due_ms = 0;    // scheduled entries only
 };
 
-// One queue head in RAM: where its entry sorts in the host's ready queue
-// (the order of its kQueue key after the host prefix) and the entry's
-// encoded value, so URL and parent share one allocation. The key is rebuilt
-// (ReadyKeyOf) when the head is leased.
-struct QueueHead {
-  uint64_t rank = 0;  // (INT32_MAX - priority) << 32 | depth
-  uint64_t seq = 0;
-  std::string value;  // EncodeItem
-  bool operator<(const QueueHead& o) const {
-    return rank != o.rank ? rank < o.rank : seq < o.seq;
-  }
-};
 uint64_t HeadRank(const QueueItem& item);
 std::string ReadyKeyOf(std::string_view prefix, uint64_t rank, uint64_t seq);
 // The rank and seq of a ready key whose host prefix is `prefix_len` bytes;
@@ -167,13 +155,12 @@ struct HostState {
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the
   // host's ready queue).
-  std::deque<QueueHead> heads;
+  HeadBuffer heads;
   // How many heads a refill reads: grows while the host drains its buffer
   // quickly (many leases in flight, no delay), shrinks when it is slow
   // (see RefillHeads). 0 until the first refill.
   uint32_t head_target = 0;
   int64_t refilled_ms = 0;  // time of the last refill
-  uint64_t heads_bytes = 0;  // RAM of `heads` (see CrawlCore::CountHead)
   // No ready entry sorts below this key (empty: unknown). Refills seek here
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;

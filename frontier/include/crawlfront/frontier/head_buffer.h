@@ -1,0 +1,68 @@
+#pragma once
+// The queue heads one host keeps in RAM, packed in one allocation.
+//
+// A std::deque of heads each owning a std::string cost ~170 bytes per head
+// (deque slot, string, its malloc) and three cache misses per lease; the
+// budget crawl.queue_heads_bytes then let a refill read few heads per
+// RocksDB seek. Packed, a head costs its value plus 20 bytes.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace crawlfront {
+
+// One queue head: where its entry sorts in the host's ready queue (the
+// order of its kQueue key after the host prefix) and the entry's encoded
+// value. A view: valid until its buffer changes.
+struct QueueHead {
+  uint64_t rank = 0;  // (INT32_MAX - priority) << 32 | depth
+  uint64_t seq = 0;
+  std::string_view value;  // EncodeItem
+  bool operator<(const QueueHead& o) const {
+    return rank != o.rank ? rank < o.rank : seq < o.seq;
+  }
+};
+
+// Heads in (rank, seq) order: records rank (8) | seq (8) | length (4) |
+// value. Popping the front moves an offset, and reallocates once a quarter
+// of the buffer is popped space; inserts compact before they grow it.
+class HeadBuffer {
+ public:
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  QueueHead front() const { return At(begin_); }  // REQUIRES: !empty()
+  QueueHead back() const { return At(last_); }    // REQUIRES: !empty()
+  // Where back() lives, to prefetch it.
+  const char* back_address() const { return buf_.data() + last_; }
+  // Inserts after the heads that do not sort after `head`.
+  void Insert(const QueueHead& head);
+  void PopFront();
+  void PopBack();
+  // Drops every head and releases the memory.
+  void Clear();
+  // Replaces the heads with `records` (built by AppendRecord, in order),
+  // in an allocation of exactly their size.
+  void Assign(const std::vector<char>& records, size_t count);
+  // Heap bytes held, as the allocator rounds them.
+  uint64_t heap_bytes() const;
+
+  static void AppendRecord(const QueueHead& head, std::vector<char>* out);
+
+ private:
+  static constexpr size_t kFixed = 20;
+  // PopFront reallocates once the popped space is a quarter and this much.
+  static constexpr size_t kMinShrink = 256;
+  QueueHead At(size_t offset) const;
+  size_t RecordSize(size_t offset) const;
+  // Makes room for `n` more bytes (exact growth: the budget counts them),
+  // first dropping the popped front if it is at least half the buffer.
+  void Reserve(size_t n);
+
+  std::vector<char> buf_;  // records from begin_ on
+  uint32_t begin_ = 0;     // first record
+  uint32_t last_ = 0;      // last record
+  uint32_t count_ = 0;
+};
+
+}  // namespace crawlfront

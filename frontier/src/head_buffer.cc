@@ -1,0 +1,124 @@
+#include "crawlfront/frontier/head_buffer.h"
+
+#include <bit>
+#include <cstddef>
+#include <cstring>
+
+namespace crawlfront {
+
+namespace {
+uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+uint32_t Load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+}  // namespace
+
+void HeadBuffer::AppendRecord(const QueueHead& head, std::vector<char>* out) {
+  char fixed[kFixed];
+  const uint32_t len = static_cast<uint32_t>(head.value.size());
+  std::memcpy(fixed, &head.rank, 8);
+  std::memcpy(fixed + 8, &head.seq, 8);
+  std::memcpy(fixed + 16, &len, 4);
+  out->insert(out->end(), fixed, fixed + kFixed);
+  out->insert(out->end(), head.value.begin(), head.value.end());
+}
+
+QueueHead HeadBuffer::At(size_t offset) const {
+  const char* p = buf_.data() + offset;
+  return {Load64(p), Load64(p + 8), std::string_view(p + kFixed, Load32(p + 16))};
+}
+
+size_t HeadBuffer::RecordSize(size_t offset) const {
+  return kFixed + Load32(buf_.data() + offset + 16);
+}
+
+void HeadBuffer::Reserve(size_t n) {
+  if (begin_ > 0 && 2 * size_t{begin_} >= buf_.size()) {
+    buf_.erase(buf_.begin(), buf_.begin() + begin_);
+    last_ -= begin_;
+    begin_ = 0;
+  }
+  if (buf_.size() + n > buf_.capacity()) buf_.reserve(buf_.size() + n);
+}
+
+void HeadBuffer::Insert(const QueueHead& head) {
+  const size_t size = kFixed + head.value.size();
+  Reserve(size);
+  size_t pos = begin_;
+  for (uint32_t i = 0; i < count_ && !(head < At(pos)); ++i) pos += RecordSize(pos);
+  if (pos == buf_.size()) {
+    AppendRecord(head, &buf_);  // the usual case: no larger head held
+  } else {
+    std::vector<char> record;
+    record.reserve(size);
+    AppendRecord(head, &record);
+    buf_.insert(buf_.begin() + static_cast<std::ptrdiff_t>(pos), record.begin(), record.end());
+  }
+  if (count_ == 0 || pos > last_) {
+    last_ = static_cast<uint32_t>(pos);
+  } else {
+    last_ += static_cast<uint32_t>(size);
+  }
+  ++count_;
+}
+
+void HeadBuffer::PopFront() {
+  if (count_ == 1) return Clear();
+  begin_ += static_cast<uint32_t>(RecordSize(begin_));
+  --count_;
+  // A draining buffer gives back what it popped as it goes, as a deque of
+  // heads did: the budget counts held bytes, so keeping the whole buffer
+  // until it empties would let refills read half as many heads.
+  const size_t live = buf_.size() - begin_;
+  if (buf_.capacity() - live >= kMinShrink && 3 * buf_.capacity() > 4 * live) {
+    std::vector<char> kept;
+    kept.reserve(live);
+    kept.assign(buf_.begin() + begin_, buf_.end());
+    buf_.swap(kept);
+    last_ -= begin_;
+    begin_ = 0;
+  }
+}
+
+void HeadBuffer::PopBack() {
+  if (count_ == 1) return Clear();
+  size_t prev = begin_;
+  while (prev + RecordSize(prev) < last_) prev += RecordSize(prev);
+  buf_.resize(last_);
+  last_ = static_cast<uint32_t>(prev);
+  --count_;
+}
+
+void HeadBuffer::Clear() {
+  std::vector<char>().swap(buf_);
+  begin_ = last_ = count_ = 0;
+}
+
+void HeadBuffer::Assign(const std::vector<char>& records, size_t count) {
+  Clear();
+  if (count == 0) return;
+  buf_.reserve(records.size());
+  buf_.assign(records.begin(), records.end());
+  count_ = static_cast<uint32_t>(count);
+  size_t pos = 0;
+  for (size_t i = 1; i < count; ++i) pos += RecordSize(pos);
+  last_ = static_cast<uint32_t>(pos);
+}
+
+// jemalloc's size classes (the daemons' allocator): multiples of 16 up to
+// 128, then four classes per doubling.
+uint64_t HeadBuffer::heap_bytes() const {
+  const uint64_t n = buf_.capacity();
+  if (n == 0) return 0;
+  if (n <= 128) return (n + 15) & ~uint64_t{15};
+  const uint64_t step = std::bit_floor(n - 1) / 4;
+  return (n + step - 1) / step * step;
+}
+
+}  // namespace crawlfront
