@@ -85,7 +85,8 @@ TEST_F(HeadsTest, OftenLeasedHostsReadMoreHeadsWithinTheBudget) {
   Close();
   // A budget of twice the buffers' bytes; with the buffers every host keeps
   // beyond it, up to three times theirs in all. Hosts leased every 250 ms
-  // ask for 16 times theirs (64 heads), so only the budget stops them.
+  // ask for 16 times theirs (64 heads, under the cap of 256), so only the
+  // budget stops them.
   const uint64_t budget = 2 * base.bytes;
   OpenWithBudget(budget, "budget");
   const CrawlCore::HeadsUsage most = DrainAll();
@@ -99,7 +100,7 @@ TEST_F(HeadsTest, ALargeBudgetLetsEachHostReadUpToItsCap) {
   OpenWithBudget(uint64_t{1} << 30);
   const CrawlCore::HeadsUsage most = DrainAll();
   EXPECT_GT(most.entries, uint64_t{kHosts * kHeadBuffer * 8});
-  EXPECT_LE(most.entries, uint64_t{kHosts * 64});
+  EXPECT_LE(most.entries, uint64_t{kHosts * 256});  // kMaxHeadBuffer (host_sched.cc)
   ExpectNoHeadsLeft();
 }
 

@@ -108,7 +108,10 @@ namespace {
 // flight, or one fetch a second in a ring of 10^5 hosts) reads many heads
 // per refill, while a host leased rarely keeps the small buffer.
 constexpr int64_t kRefillEveryMs = 16000;
-constexpr uint32_t kMaxHeadBuffer = 64;
+// 256 rather than 64: with 10^4 hosts leased without politeness a third
+// fewer seeks, x1.06 lease + done (docs/benchmarks.md, session 33); the
+// budget still bounds RAM.
+constexpr uint32_t kMaxHeadBuffer = 256;
 constexpr uint64_t kHeadBytesGuess = 100;  // per head, until some are held
 }  // namespace
 
