@@ -118,7 +118,9 @@ void CrawlCore::QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batc
   if (item.seq == 0) item.seq = AllocSeq(batch);
   int64_t now = clock_->NowMs();
   if (item.due_ms > now) {
-    batch->Put(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, item), EncodeItem(item));
+    std::string key = ScheduledKey(h.prefix, item);
+    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
+    NoteQueued(h, key);
     ++h.rec.scheduled;
     h.sched_min_due = std::min(h.sched_min_due, item.due_ms);
   } else {
@@ -126,6 +128,7 @@ void CrawlCore::QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batc
     std::string key = ReadyKey(h.prefix, item);
     std::string value = EncodeItem(item);
     batch->Put(store_->cf(Cf::kQueue), key, value);
+    NoteQueued(h, key);
     InsertHead(h, key, item, value);
     ++h.rec.queued;
   }

@@ -1,6 +1,7 @@
 // Operator access to queues: FRONTIER.QUEUE (PeekHost), FRONTIER.DROP
 // (DropHost, DropHostMatching) and FRONTIER.DROPCRAWL (DropCrawl).
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -76,37 +77,59 @@ constexpr size_t kDropScanChunk = 4096;
 Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host,
                                    const UrlPattern& pattern, uint64_t* dropped) {
   *dropped = 0;
-  std::string resume;  // the next key to read; empty: the queue's start
-  std::string host_key;
-  for (bool more = true; more;) {
+  HostState* h = nullptr;
+  {
     std::lock_guard lock(mu_);
     CRAWLFRONT_RETURN_IF_ERROR(Health());
     auto found = FindHostByName(crawl, host);
     if (!found.ok()) return found.status();
-    HostState* h = *found;
+    h = *found;  // hosts are never removed: the pointer stays good
     if (h == nullptr) return Status::Ok();
-    if (resume.empty()) resume = h->prefix + '\0';
-    host_key = h->host_key;
-    more = false;
-    CRAWLFRONT_RETURN_IF_ERROR(DropMatchingChunk(*h, pattern, &resume, &more, dropped));
+    ++h->drop_scans;
   }
+  std::string resume = h->prefix + '\0';  // the next key to read
+  Status s;
+  for (bool more = true, first = true; more && s.ok(); first = false) {
+    if (!first && between_drop_chunks_) between_drop_chunks_();
+    std::lock_guard lock(mu_);
+    more = false;
+    s = Health();
+    if (s.ok()) s = DropMatchingChunk(*h, pattern, &resume, &more, dropped);
+  }
+  std::lock_guard lock(mu_);
+  if (s.ok()) s = Health();
+  if (s.ok()) s = DropLogged(*h, pattern, dropped);
+  if (--h->drop_scans == 0) h->drop_log = {};
+  if (!s.ok()) return s;
   spdlog::info("crawl core: dropped {} queued URLs of host {} in crawl {} that match a pattern",
-               *dropped, host_key, crawl.empty() ? kDefaultCrawl : crawl);
+               *dropped, h->host_key, h->crawl->id);
+  return Status::Ok();
+}
+
+// Deletes the entry if it matches and is not leased; counts it in *n.
+Status CrawlCore::DropMatchingEntry(HostState& h, const UrlPattern& pattern,
+                                    const std::string& key, std::string_view value, uint64_t* n) {
+  if (h.leased_keys.count(key) != 0) return Status::Ok();
+  QueueItem item;
+  CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(value, &item));
+  if (!pattern.Search(item.url)) return Status::Ok();
+  pending_.Delete(store_->cf(Cf::kQueue), key);
+  uint64_t& count = key[h.prefix.size()] == '\1' ? h.rec.scheduled : h.rec.queued;
+  if (count > 0) --count;
+  ++*n;
   return Status::Ok();
 }
 
 // Up to kDropScanChunk entries from *resume: matching ones deleted, ready
-// or scheduled. The RAM heads are cleared (they may hold deleted entries)
-// and refilled from RocksDB by the next lease.
+// or scheduled.
 Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                                     bool* more, uint64_t* dropped) {
   if (Unwritten(h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
   const std::string end = h.prefix + '\2';
   rocksdb::ReadOptions ro;
   rocksdb::Slice upper(end);
   ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, cf));
+  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   uint64_t n = 0;
   size_t read = 0;
   for (it->Seek(*resume); it->Valid(); it->Next(), ++read) {
@@ -115,17 +138,35 @@ Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std
       *more = true;
       break;
     }
-    std::string key = it->key().ToString();
-    if (h.leased_keys.count(key) != 0) continue;
-    QueueItem item;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    if (!pattern.Search(item.url)) continue;
-    pending_.Delete(cf, key);
-    uint64_t& count = key[h.prefix.size()] == '\1' ? h.rec.scheduled : h.rec.queued;
-    if (count > 0) --count;
-    ++n;
+    CRAWLFRONT_RETURN_IF_ERROR(
+        DropMatchingEntry(h, pattern, it->key().ToString(), it->value().ToStringView(), &n));
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  return FinishDrop(h, n, dropped);
+}
+
+// The keys queued during the scan: those below its cursor were not read.
+Status CrawlCore::DropLogged(HostState& h, const UrlPattern& pattern, uint64_t* dropped) {
+  if (h.drop_log.empty()) return Status::Ok();
+  if (Unwritten(h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  std::vector<std::string>& keys = h.drop_log;
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  uint64_t n = 0;
+  std::string value;
+  for (const std::string& key : keys) {
+    rocksdb::Status st = store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kQueue), key, &value);
+    if (st.IsNotFound()) continue;  // leased and done, promoted, or dropped already
+    CRAWLFRONT_RETURN_IF_ERROR(FromRocks(st));
+    CRAWLFRONT_RETURN_IF_ERROR(DropMatchingEntry(h, pattern, key, value, &n));
+  }
+  return FinishDrop(h, n, dropped);
+}
+
+// After n entries of `h` were deleted into pending_: the RAM heads are
+// cleared (they may hold deleted entries) and refilled from RocksDB by the
+// next lease; counters and the host record follow.
+Status CrawlCore::FinishDrop(HostState& h, uint64_t n, uint64_t* dropped) {
   if (n == 0) return Status::Ok();
   if (h.rec.scheduled == 0) h.sched_min_due = kNever;
   ClearHeads(h);

@@ -269,6 +269,46 @@ TEST_F(CrawlHostQueueTest, DropMatchingReadsEveryEntryAcrossChunks) {
             Status::Code::kInvalidArgument);
 }
 
+// URLs queued while the scan runs, at keys it has already passed (a higher
+// priority; a retried lease keeping its place), are dropped too: when the
+// call returns no queued URL of the host matches. Fails without the log of
+// keys queued during the scan.
+TEST_F(CrawlHostQueueTest, DropMatchingCatchesUrlsQueuedDuringTheScan) {
+  Open(DropOptions());
+  std::vector<std::string> urls;
+  for (int i = 0; i < 9000; ++i) urls.push_back("http://a.test/drop/" + std::to_string(i));
+  AddUrls(urls);
+  auto leased = LeaseN(1);  // drop/0, the first key: skipped by the scan
+  ASSERT_EQ(leased.size(), 1u);
+  int calls = 0;
+  std::vector<std::string> keep;
+  core_->SetBetweenDropChunksForTest([&] {
+    if (calls++ > 0) return;
+    std::vector<AddRequest> late;
+    for (int i = 0; i < 50; ++i) {
+      late.push_back(AddRequest{"http://a.test/drop/late" + std::to_string(i), 0, 10, "", 0});
+      keep.push_back("http://a.test/keep/" + std::to_string(i));
+      late.push_back(AddRequest{keep.back(), 0, 10, "", 0});
+    }
+    std::vector<AddResult> out;
+    ASSERT_TRUE(core_->Add("", late, &out).ok());
+    DoneReport retry;
+    retry.outcome = DoneOutcome::kRetry;
+    retry.retry_delay_ms = 0;
+    ASSERT_TRUE(Done(leased[0], retry));  // requeued behind the cursor
+  });
+  uint64_t n = 0;
+  ASSERT_TRUE(core_->DropHostMatching("", "a.test", UrlPattern::Compile("/drop/").value(), &n).ok());
+  core_->SetBetweenDropChunksForTest(nullptr);
+  EXPECT_EQ(calls, 2) << "9000 entries: three chunks";
+  EXPECT_EQ(n, 9050u) << "the 9000 (the retried one too) and the 50 late ones";
+  CrawlStats st = core_->Stats("");
+  EXPECT_EQ(st.urls_queued, 50u);
+  EXPECT_EQ(st.urls_dropped, 9050u);
+  clock_.Advance(3'600'000);  // past any retry backoff
+  EXPECT_EQ(LeaseAll(), std::set<std::string>(keep.begin(), keep.end()));
+}
+
 // Crawl ids that share a prefix ("a", "aa") and hosts that share names
 // across crawls: the drop's per-partition ranges must cover exactly one
 // crawl's queue keys.

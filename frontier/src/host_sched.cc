@@ -195,6 +195,7 @@ Status CrawlCore::PromoteDue(HostState& h, int64_t now, rocksdb::WriteBatch* bat
     std::string key = ReadyKey(h.prefix, item);
     std::string value = EncodeItem(item);
     batch->Put(store_->cf(Cf::kQueue), key, value);
+    NoteQueued(h, key);
     InsertHead(h, key, item, value);
     ++h.rec.queued;
     if (h.rec.scheduled > 0) --h.rec.scheduled;

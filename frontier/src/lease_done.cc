@@ -76,7 +76,9 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
                         rocksdb::WriteBatch* batch) {
   if (due_ms > 0) {
     item.due_ms = due_ms;
-    batch->Put(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, item), EncodeItem(item));
+    std::string key = ScheduledKey(h.prefix, item);
+    batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
+    NoteQueued(h, key);
     ++h.rec.scheduled;
     h.sched_min_due = std::min(h.sched_min_due, due_ms);
   } else {
@@ -84,6 +86,7 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
     std::string key = ReadyKey(h.prefix, item);
     std::string value = EncodeItem(item);
     batch->Put(store_->cf(Cf::kQueue), key, value);
+    NoteQueued(h, key);
     InsertHead(h, key, item, value);
     ++h.rec.queued;
   }

@@ -276,9 +276,12 @@ class CrawlCore {
   // DropHost for the host's queued URLs in which `pattern` finds a match
   // (a search on the canonical URL), leases in flight excepted.
   // Reads the queue in chunks and releases the lock between them, so other
-  // calls go on during a long scan; URLs queued meanwhile may be missed.
+  // calls go on during a long scan; URLs queued meanwhile are checked at the
+  // end, under the lock, so none that matches is left when it returns.
   Status DropHostMatching(std::string_view crawl, std::string_view host,
                           const UrlPattern& pattern, uint64_t* dropped);
+  // Tests run `f` between two chunks of a DropHostMatching scan.
+  void SetBetweenDropChunksForTest(std::function<void()> f) { between_drop_chunks_ = std::move(f); }
   // DropHost for every host of the crawl. Its controls, counters and seen
   // URLs stay (URLFrontier's DeleteCrawl also forgets those). An unknown
   // crawl drops 0 and is not created.
@@ -389,6 +392,13 @@ class CrawlCore {
   using KeyValue = std::pair<std::string, std::string>;
   Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
   uint64_t ForgetQueue(HostState& h);
+  void NoteQueued(HostState& h, std::string_view key) {
+    if (h.drop_scans > 0) h.drop_log.emplace_back(key);
+  }
+  Status DropMatchingEntry(HostState& h, const UrlPattern& pattern, const std::string& key,
+                           std::string_view value, uint64_t* n);
+  Status DropLogged(HostState& h, const UrlPattern& pattern, uint64_t* dropped);
+  Status FinishDrop(HostState& h, uint64_t n, uint64_t* dropped);
   Status DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                            bool* more, uint64_t* dropped);
 
@@ -486,6 +496,7 @@ class CrawlCore {
   std::condition_variable wake_cv_;
   uint64_t wake_epoch_ = 0;
   std::function<void()> on_work_;
+  std::function<void()> between_drop_chunks_;
   // Last: destroyed first, writing what was handed to it.
   CommitPipeline pipeline_;
 };

@@ -165,6 +165,11 @@ struct HostState {
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;
   std::set<std::string, std::less<>> leased_keys;  // kQueue keys of this host's page leases
+  // While FRONTIER.DROP MATCH scans this host (drop_scans > 0), the keys
+  // queued meanwhile: the scan checks them last, under the lock, since a
+  // key below its cursor would be missed.
+  uint32_t drop_scans = 0;
+  std::vector<std::string> drop_log;
   // Scheduler placement (see lease.cc): where the host's live entry is.
   enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
   int64_t place_ms = 0;
