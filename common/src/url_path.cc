@@ -10,6 +10,8 @@
 namespace crawlfront::url_internal {
 namespace {
 
+constexpr ByteSet kParamEnd(";/");
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -43,7 +45,7 @@ std::string StripPathParams(std::string_view path, const UrlOptions& opts) {
       continue;
     }
     out.append(path.substr(pos, semi - pos));
-    const size_t end = std::min(path.find_first_of(";/", semi + 1), path.size());
+    const size_t end = std::min(FindFirstOf(path, kParamEnd, semi + 1), path.size());
     const std::string_view param = path.substr(semi + 1, end - semi - 1);
     if (!MatchesStripPattern(ParamName(param), opts.strip_params)) {
       out.push_back(';');

@@ -4,10 +4,14 @@
 
 #include <algorithm>
 
+#include "crawlfront/common/ascii.h"
 #include "url_internal.h"
 
 namespace crawlfront::url_internal {
 namespace {
+
+constexpr ByteSet kBrackets("[]");
+constexpr ByteSet kPathOrQuery("/?");
 
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -16,7 +20,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // IP-literal brackets (and ':' in a relative ref's first segment, which the
 // caller excludes).
 bool SplitPathAndQuery(std::string_view rest, SimpleParts* out) {
-  if (rest.find_first_of("[]") != std::string_view::npos) return false;
+  if (FindFirstOf(rest, kBrackets) != std::string_view::npos) return false;
   const size_t q = rest.find('?');
   out->path = rest.substr(0, q);
   out->has_query = q != std::string_view::npos;
@@ -60,7 +64,7 @@ namespace {
 
 // The authority from `start` on, then the path and query.
 bool SplitFrom(std::string_view in, size_t start, SimpleParts* out) {
-  const size_t end = std::min(in.find_first_of("/?", start), in.size());
+  const size_t end = std::min(FindFirstOf(in, kPathOrQuery, start), in.size());
   const std::string_view authority = in.substr(start, end - start);
   const size_t colon = authority.find(':');
   out->host = authority.substr(0, colon);

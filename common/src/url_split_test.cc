@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/common/url.h"
 #include "url_internal.h"
 
@@ -145,6 +146,25 @@ TEST(UrlSplitTest, SplitsOnlyTheSimpleShapes) {
   for (const char* in : {"//h.test/", "http:g", "a:b", "/a/b:c", "/[x]"}) {
     EXPECT_FALSE(url_internal::SplitSimpleRelative(in, &p)) << in;
   }
+}
+
+// FindFirstOf (a byte table) answers as string_view::find_first_of does,
+// for every start, with NUL and bytes above 127 in both the set and the text.
+TEST(ByteSetTest, FindFirstOfAgreesWithTheStandardLibrary) {
+  std::mt19937 rng(7);
+  const std::string alphabet = std::string("/?#;@[]:a") + '\0' + "\xff\x80";
+  for (int round = 0; round < 2000; ++round) {
+    std::string set, text;
+    for (size_t n = rng() % 4; n > 0; --n) set.push_back(alphabet[rng() % alphabet.size()]);
+    for (size_t n = rng() % 24; n > 0; --n) text.push_back(alphabet[rng() % alphabet.size()]);
+    const ByteSet bytes(set);
+    for (size_t pos = 0; pos <= text.size() + 1; ++pos) {
+      ASSERT_EQ(FindFirstOf(text, bytes, pos), std::string_view(text).find_first_of(set, pos))
+          << "set '" << set << "' text '" << text << "' pos " << pos;
+    }
+  }
+  EXPECT_FALSE(ByteSet("").Has('\0'));
+  EXPECT_TRUE(ByteSet(std::string_view("\0", 1)).Has('\0'));
 }
 
 }  // namespace

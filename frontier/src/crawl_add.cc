@@ -3,10 +3,13 @@
 
 #include <algorithm>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl.h"
 
 namespace crawlfront {
 namespace {
+
+constexpr ByteSet kNotPlainAuthority("@?#");
 
 SeenKey SeenKeyFor(std::string_view crawl, const CanonicalUrl& url) {
   SeenKey k;
@@ -37,7 +40,7 @@ std::string_view CanonicalLookingHost(std::string_view url) {
   const size_t slash = url.find('/', start);
   if (slash == std::string_view::npos) return {};
   std::string_view authority = url.substr(start, slash - start);
-  if (authority.find_first_of("@?#") != std::string_view::npos) return {};
+  if (FindFirstOf(authority, kNotPlainAuthority) != std::string_view::npos) return {};
   if (authority.starts_with('[')) return authority.substr(0, authority.find(']') + 1);
   return authority.substr(0, authority.find(':'));
 }

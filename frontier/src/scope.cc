@@ -8,6 +8,8 @@
 namespace crawlfront {
 namespace {
 
+constexpr ByteSet kAuthorityEnd("/?#");
+
 // Lower case; a run of leading dots becomes one (".x.com" = under x.com only).
 std::string NormalizeSuffix(std::string_view s) {
   bool dot = !s.empty() && s.front() == '.';
@@ -78,7 +80,7 @@ bool HostUnderSuffix(std::string_view host, std::string_view suffix) {
 std::string_view PathAndQuery(std::string_view url) {
   size_t scheme = url.find("://");
   size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  size_t slash = url.find_first_of("/?#", start);
+  size_t slash = FindFirstOf(url, kAuthorityEnd, start);
   if (slash == std::string_view::npos) return "/";
   std::string_view rest = url.substr(slash);
   size_t hash = rest.find('#');
