@@ -19,14 +19,19 @@ uint32_t Load32(const char* p) {
 }
 }  // namespace
 
-void HeadBuffer::AppendRecord(const QueueHead& head, std::vector<char>* out) {
-  char fixed[kFixed];
+// Writes the record of `head` (kFixed + value bytes) at `p`.
+void HeadBuffer::WriteRecord(const QueueHead& head, char* p) {
   const uint32_t len = static_cast<uint32_t>(head.value.size());
-  std::memcpy(fixed, &head.rank, 8);
-  std::memcpy(fixed + 8, &head.seq, 8);
-  std::memcpy(fixed + 16, &len, 4);
-  out->insert(out->end(), fixed, fixed + kFixed);
-  out->insert(out->end(), head.value.begin(), head.value.end());
+  std::memcpy(p, &head.rank, 8);
+  std::memcpy(p + 8, &head.seq, 8);
+  std::memcpy(p + 16, &len, 4);
+  if (len > 0) std::memcpy(p + kFixed, head.value.data(), len);
+}
+
+void HeadBuffer::AppendRecord(const QueueHead& head, std::vector<char>* out) {
+  const size_t at = out->size();
+  out->resize(at + kFixed + head.value.size());
+  WriteRecord(head, out->data() + at);
 }
 
 QueueHead HeadBuffer::At(size_t offset) const {
@@ -52,14 +57,9 @@ void HeadBuffer::Insert(const QueueHead& head) {
   Reserve(size);
   size_t pos = begin_;
   for (uint32_t i = 0; i < count_ && !(head < At(pos)); ++i) pos += RecordSize(pos);
-  if (pos == buf_.size()) {
-    AppendRecord(head, &buf_);  // the usual case: no larger head held
-  } else {
-    std::vector<char> record;
-    record.reserve(size);
-    AppendRecord(head, &record);
-    buf_.insert(buf_.begin() + static_cast<std::ptrdiff_t>(pos), record.begin(), record.end());
-  }
+  // Usually at the end: no larger head held.
+  buf_.insert(buf_.begin() + static_cast<std::ptrdiff_t>(pos), size, '\0');
+  WriteRecord(head, buf_.data() + pos);
   if (count_ == 0 || pos > last_) {
     last_ = static_cast<uint32_t>(pos);
   } else {

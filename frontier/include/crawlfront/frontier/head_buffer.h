@@ -54,6 +54,7 @@ class HeadBuffer {
   static constexpr size_t kFixed = 20;
   // PopFront reallocates once the popped space is a quarter and this much.
   static constexpr size_t kMinShrink = 256;
+  static void WriteRecord(const QueueHead& head, char* p);
   QueueHead At(size_t offset) const;
   size_t RecordSize(size_t offset) const;
   // Makes room for `n` more bytes (exact growth: the budget counts them),
