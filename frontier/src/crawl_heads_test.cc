@@ -104,6 +104,32 @@ TEST_F(HeadsTest, ALargeBudgetLetsEachHostReadUpToItsCap) {
   ExpectNoHeadsLeft();
 }
 
+TEST_F(HeadsTest, AddsGrowTheBuffersOfHostsThatHoldTheirWholeQueue) {
+  OpenWithBudget(uint64_t{1} << 30);
+  // kPerHost URLs per host, at most kMaxHeadBuffer (256, host_sched.cc) held.
+  const CrawlCore::HeadsUsage added = core_->heads_usage();
+  EXPECT_EQ(added.entries, uint64_t{kHosts * 256});
+  EXPECT_EQ(added.refills, 0u);
+  const CrawlCore::HeadsUsage most = DrainAll();
+  // Only what did not fit was read back from RocksDB.
+  EXPECT_EQ(most.refilled, uint64_t{kHosts * (kPerHost - 256)});
+  ExpectNoHeadsLeft();
+}
+
+TEST_F(HeadsTest, AddsGrowBuffersOnlyWithinTheBudget) {
+  OpenWithBudget(0, "base");
+  const CrawlCore::HeadsUsage base = core_->heads_usage();
+  EXPECT_EQ(base.entries, uint64_t{kHosts * kHeadBuffer});
+  Close();
+  const uint64_t budget = 8 * base.bytes;
+  OpenWithBudget(budget, "budget");
+  // The reopened core holds the first crawl's head buffers too (beyond the
+  // budget, as every host's head_buffer may be).
+  const CrawlCore::HeadsUsage added = core_->heads_usage();
+  EXPECT_GT(added.entries, 4 * base.entries) << "the budget was not used";
+  EXPECT_LE(added.bytes, budget + base.bytes);
+}
+
 TEST_F(HeadsTest, DroppingAHostReleasesItsHeads) {
   OpenWithBudget(uint64_t{1} << 30);
   const CrawlCore::HeadsUsage before = core_->heads_usage();
@@ -112,7 +138,9 @@ TEST_F(HeadsTest, DroppingAHostReleasesItsHeads) {
   EXPECT_EQ(dropped, uint64_t{kPerHost});
   const CrawlCore::HeadsUsage after = core_->heads_usage();
   EXPECT_EQ(after.hosts, before.hosts - 1);
-  EXPECT_EQ(after.entries, before.entries - kHeadBuffer);
+  // Every host holds as many heads (its whole queue or its cap).
+  ASSERT_EQ(before.entries % before.hosts, 0u);
+  EXPECT_EQ(after.entries, before.entries - before.entries / before.hosts);
   // URLs of one length: every host's buffer holds the same bytes.
   EXPECT_EQ(after.bytes, before.bytes - before.bytes / before.hosts);
 }

@@ -108,7 +108,8 @@ void AddCrawlKeys(ConfigTable<F>* t) {
   t->Add("crawl.queue_heads_bytes", &F::queue_heads_bytes, int64_t{256} << 20, 0,
          int64_t{1} << 40,
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "
-         "keeps 4 even beyond it. More lets often-leased hosts read more per RocksDB seek.");
+         "keeps 4 even beyond it. Within it a host's whole queue (up to 256 URLs) stays in RAM "
+         "as it is added, and often-leased hosts read more per RocksDB seek.");
 }
 
 void AddUrlAndMiscKeys(ConfigTable<F>* t) {

@@ -49,15 +49,20 @@ void HeadBuffer::Reserve(size_t n) {
     last_ -= begin_;
     begin_ = 0;
   }
-  if (buf_.size() + n > buf_.capacity()) buf_.reserve(buf_.size() + n);
+  // To the allocator's size class: the same memory, and a buffer growing
+  // one head at a time is not copied on every insert.
+  if (buf_.size() + n > buf_.capacity()) buf_.reserve(SizeClass(buf_.size() + n));
 }
 
 void HeadBuffer::Insert(const QueueHead& head) {
   const size_t size = kFixed + head.value.size();
   Reserve(size);
-  size_t pos = begin_;
-  for (uint32_t i = 0; i < count_ && !(head < At(pos)); ++i) pos += RecordSize(pos);
-  // Usually at the end: no larger head held.
+  // Usually at the end (no larger head held): no scan.
+  size_t pos = buf_.size();
+  if (count_ > 0 && head < At(last_)) {
+    pos = begin_;
+    while (!(head < At(pos))) pos += RecordSize(pos);
+  }
   buf_.insert(buf_.begin() + static_cast<std::ptrdiff_t>(pos), size, '\0');
   WriteRecord(head, buf_.data() + pos);
   if (count_ == 0 || pos > last_) {
@@ -113,12 +118,18 @@ void HeadBuffer::Assign(const std::vector<char>& records, size_t count) {
 
 // jemalloc's size classes (the daemons' allocator): multiples of 16 up to
 // 128, then four classes per doubling.
-uint64_t HeadBuffer::heap_bytes() const {
-  const uint64_t n = buf_.capacity();
+size_t HeadBuffer::SizeClass(size_t n) {
   if (n == 0) return 0;
-  if (n <= 128) return (n + 15) & ~uint64_t{15};
-  const uint64_t step = std::bit_floor(n - 1) / 4;
+  if (n <= 128) return (n + 15) & ~size_t{15};
+  const size_t step = std::bit_floor(n - 1) / 4;
   return (n + step - 1) / step * step;
+}
+
+uint64_t HeadBuffer::heap_bytes() const { return SizeClass(buf_.capacity()); }
+
+uint64_t HeadBuffer::heap_bytes_with(size_t value_size) const {
+  const size_t need = buf_.size() + kFixed + value_size;
+  return need > buf_.capacity() ? SizeClass(need) : heap_bytes();
 }
 
 }  // namespace crawlfront

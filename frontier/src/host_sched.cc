@@ -70,10 +70,21 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   const QueueHead head{HeadRank(item), item.seq, value};
   bool holds_all = h.heads.size() == h.rec.queued;
   if (!holds_all && (h.heads.empty() || !(head < h.heads.back()))) return;
+  // A buffer that holds its host's whole queue grows with it, within the
+  // budget: its leases then read no RocksDB (refills were a third of the
+  // lease + done step's CPU, docs/benchmarks.md, session 35).
+  uint32_t limit = std::max(h.head_target, options_.head_buffer);
+  if (holds_all && h.heads.size() >= limit &&
+      heads_mem_.bytes + h.heads.heap_bytes_with(value.size()) - h.heads.heap_bytes() <=
+          options_.queue_heads_bytes) {
+    limit = std::max(limit, HeadCap(h));
+  }
+  // Full and sorting last: inserting would only grow the buffer's memory.
+  if (h.heads.size() >= limit && !(head < h.heads.back())) return;
   const uint64_t bytes = h.heads.heap_bytes();
   const size_t count = h.heads.size();
   h.heads.Insert(head);
-  if (h.heads.size() > std::max(h.head_target, options_.head_buffer)) h.heads.PopBack();
+  if (h.heads.size() > limit) h.heads.PopBack();
   CountHeads(h, bytes, count);
 }
 
@@ -123,14 +134,19 @@ uint32_t CrawlCore::RefillTarget(const HostState& h, int64_t now) const {
     want = want * kRefillEveryMs / static_cast<uint64_t>(elapsed);
   }
   if (want <= base) return base;
-  // h holds no heads now (a refill starts empty): count it among the hosts.
+  return static_cast<uint32_t>(std::min<uint64_t>(want, HeadCap(h)));
+}
+
+uint32_t CrawlCore::HeadCap(const HostState& h) const {
   const uint64_t entry = heads_mem_.entries > 0 ? heads_mem_.bytes / heads_mem_.entries
                                                 : kHeadBytesGuess;
   const uint64_t budget = options_.queue_heads_bytes;
-  const uint64_t share = budget / ((heads_mem_.hosts + 1) * entry);
+  // A host without heads (a refill starts empty) is one more among them.
+  const uint64_t hosts = heads_mem_.hosts + (h.heads.empty() ? 1 : 0);
+  const uint64_t share = budget / (hosts * entry);
   const uint64_t left = budget > heads_mem_.bytes ? (budget - heads_mem_.bytes) / entry : 0;
-  const uint64_t cap = std::max<uint64_t>(base, std::min({share, left, uint64_t{kMaxHeadBuffer}}));
-  return static_cast<uint32_t>(std::min(want, cap));
+  const uint64_t cap = std::min({share, h.heads.size() + left, uint64_t{kMaxHeadBuffer}});
+  return static_cast<uint32_t>(std::max<uint64_t>(options_.head_buffer, cap));
 }
 
 // REQUIRES: everything written for `h` is committed (this reads RocksDB).

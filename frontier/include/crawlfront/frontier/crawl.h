@@ -425,6 +425,9 @@ class CrawlCore {
   // Heads a refill of `h` may read: what its lease rate asks for, within
   // its share of options_.queue_heads_bytes.
   uint32_t RefillTarget(const HostState& h, int64_t now) const;
+  // The most heads `h` may hold: head_buffer, or more within its share of
+  // options_.queue_heads_bytes and what is left of it.
+  uint32_t HeadCap(const HostState& h) const;
   // Every change to a host's heads goes through these (RAM accounting).
   void PopFrontHead(HostState& h);
   void ClearHeads(HostState& h);

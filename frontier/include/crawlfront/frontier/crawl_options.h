@@ -99,8 +99,10 @@ struct CrawlOptions {
   // costs RAM per host, saves RocksDB reads per lease. Default: 4.
   uint32_t head_buffer = 4;
   // RAM for queue heads, all hosts together; each host keeps head_buffer
-  // even beyond it. A host leased often reads more heads per refill (fewer
-  // RocksDB seeks), up to an equal share of this. Default: 256 MiB.
+  // even beyond it. Within it, a host whose buffer holds its whole queue
+  // keeps each URL added to it (up to 256), and a host leased often reads
+  // more heads per refill (fewer RocksDB seeks), up to an equal share of
+  // this. Default: 256 MiB.
   uint64_t queue_heads_bytes = uint64_t{256} << 20;
 };
 

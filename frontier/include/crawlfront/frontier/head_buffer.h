@@ -47,6 +47,9 @@ class HeadBuffer {
   void Assign(const std::vector<char>& records, size_t count);
   // Heap bytes held, as the allocator rounds them.
   uint64_t heap_bytes() const;
+  // What heap_bytes() would be after inserting a head whose value is
+  // `value_size` bytes long.
+  uint64_t heap_bytes_with(size_t value_size) const;
 
   static void AppendRecord(const QueueHead& head, std::vector<char>* out);
 
@@ -55,6 +58,8 @@ class HeadBuffer {
   // PopFront reallocates once the popped space is a quarter and this much.
   static constexpr size_t kMinShrink = 256;
   static void WriteRecord(const QueueHead& head, char* p);
+  // What the allocator hands out for `n` bytes.
+  static size_t SizeClass(size_t n);
   QueueHead At(size_t offset) const;
   size_t RecordSize(size_t offset) const;
   // Makes room for `n` more bytes (exact growth: the budget counts them),
