@@ -1,7 +1,10 @@
 // Crawl core throughput and RAM: adds N URLs over H hosts (batches of 1000),
 // then leases them (1000 per call) and reports them done (one write per
-// batch of DONEs). Prints URLs/s and RSS growth per queued
-// URL. Usage: crawl_bench [urls=1000000] [hosts=10000] [dir=/tmp/crawl_bench.<pid>]
+// batch of DONEs). Prints URLs/s, RSS growth per queued URL and head
+// refills. Usage: crawl_bench [urls=1000000] [hosts=10000]
+// [dir=/tmp/crawl_bench.<pid>] [delay_ms=0] [queue_heads_bytes=256 MiB]
+// With a delay, each round leases what is ready (one URL per host) and then
+// moves the fake clock on by the delay: a polite crawl without the waiting.
 
 #include <unistd.h>
 
@@ -25,6 +28,7 @@ int main(int argc, char** argv) {
   uint64_t n = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
   uint64_t hosts = argc > 2 ? std::stoull(argv[2]) : 10'000;
   std::string dir = argc > 3 ? argv[3] : "/tmp/crawl_bench." + std::to_string(getpid());
+  const int64_t delay_ms = argc > 4 ? std::stoll(argv[4]) : 0;
   std::filesystem::remove_all(dir);
   auto store = Store::Open(dir, StoreOptions{});
   SeenSetOptions so;
@@ -33,7 +37,8 @@ int main(int argc, char** argv) {
   auto seen = SeenSet::Open(store->get(), so);
   CrawlOptions o;
   o.respect_robots = false;
-  o.default_delay = std::chrono::milliseconds(0);
+  o.default_delay = std::chrono::milliseconds(delay_ms);
+  if (argc > 5) o.queue_heads_bytes = std::stoull(argv[5]);
   ManualClock clock;
   auto core = CrawlCore::Open(store->get(), seen->get(), o, &clock);
   if (!store.ok() || !seen.ok() || !core.ok()) return 1;
@@ -63,9 +68,13 @@ int main(int argc, char** argv) {
   std::vector<LeasedUrl> leases;
   DoneReport ok;
   ok.http_status = 200;
-  for (int round = 0; round < 1'000'000 && leased < n; ++round) {
+  for (int round = 0; round < 10'000'000 && leased < n; ++round) {
     leases.clear();
     if (!(*core)->Lease("w", 1000, "", &leases).ok()) return 3;
+    if (leases.empty() && delay_ms > 0) {
+      clock.Advance(delay_ms);
+      continue;
+    }
     if (leases.empty()) break;
     // A batch of DONEs committed with one write, as a pipeline of
     // FRONTIER.DONE is (group commit).
@@ -81,6 +90,9 @@ int main(int argc, char** argv) {
   std::printf("lease+done: %llu URLs in %.2f s = %.0f URLs/s; finished=%d\n",
               (unsigned long long)leased, lease_s, leased / lease_s,
               (int)(*core)->Finished(""));
+  const CrawlCore::HeadsUsage heads = (*core)->heads_usage();
+  std::printf("heads: %llu refills read %llu\n", (unsigned long long)heads.refills,
+              (unsigned long long)heads.refilled);
   core->reset();
   seen->reset();
   store->reset();
