@@ -62,8 +62,9 @@ class HeadBuffer {
   static size_t SizeClass(size_t n);
   QueueHead At(size_t offset) const;
   size_t RecordSize(size_t offset) const;
-  // Makes room for `n` more bytes (exact growth: the budget counts them),
-  // first dropping the popped front if it is at least half the buffer.
+  // Makes room for `n` more bytes (up to the allocator's size class, which
+  // heap_bytes() counts), first dropping the popped front if it is at least
+  // half the buffer.
   void Reserve(size_t n);
 
   std::vector<char> buf_;  // records from begin_ on
