@@ -17,19 +17,32 @@ TEST(SeenCacheTest, SizeIsAPowerOfTwoWithinTheBudget) {
   EXPECT_EQ(SeenCache(16 << 20).bytes(), uint64_t{16} << 20);
 }
 
-TEST(SeenCacheTest, HoldsWhatWasPutUntilItsSlotIsTaken) {
-  SeenCache cache(16 * 8);
-  const Fingerprint a{3, 100}, same_slot{3 + 8, 200}, other_slot{4, 300};
+TEST(SeenCacheTest, HoldsWhatWasPutUntilFourNewerEntriesShareItsSet) {
+  SeenCache cache(16 * 8);  // two sets of four
+  const Fingerprint a{1, 10}, b{3, 11}, c{5, 12}, d{7, 13}, e{9, 14}, other_set{2, 20};
   EXPECT_FALSE(cache.Contains(a));
-  cache.Put(a);
-  cache.Put(other_slot);
-  EXPECT_TRUE(cache.Contains(a));
-  EXPECT_TRUE(cache.Contains(other_slot));
-  EXPECT_FALSE(cache.Contains(Fingerprint{3, 101})) << "both halves must match";
-  cache.Put(same_slot);
-  EXPECT_FALSE(cache.Contains(a));
-  EXPECT_TRUE(cache.Contains(same_slot));
-  EXPECT_FALSE(cache.Contains(Fingerprint{})) << "an empty slot matches nothing";
+  for (const Fingerprint& fp : {a, b, c, d, other_set}) cache.Put(fp);
+  for (const Fingerprint& fp : {a, b, c, d, other_set}) EXPECT_TRUE(cache.Contains(fp));
+  EXPECT_FALSE(cache.Contains(Fingerprint{1, 11})) << "both halves must match";
+  cache.Put(e);
+  EXPECT_FALSE(cache.Contains(a)) << "the set's oldest entry leaves";
+  for (const Fingerprint& fp : {b, c, d, e, other_set}) EXPECT_TRUE(cache.Contains(fp));
+  cache.Put(b);  // held already: nothing leaves
+  for (const Fingerprint& fp : {b, c, d, e}) EXPECT_TRUE(cache.Contains(fp));
+  EXPECT_FALSE(cache.Contains(Fingerprint{})) << "an empty entry matches nothing";
+}
+
+TEST(SeenCacheTest, TinyCachesUseEveryEntry) {
+  SeenCache one(16), two(32);
+  one.Put(Fingerprint{1, 1});
+  EXPECT_TRUE(one.Contains(Fingerprint{1, 1}));
+  one.Put(Fingerprint{2, 2});
+  EXPECT_FALSE(one.Contains(Fingerprint{1, 1}));
+  EXPECT_TRUE(one.Contains(Fingerprint{2, 2}));
+  two.Put(Fingerprint{1, 1});
+  two.Put(Fingerprint{2, 2});
+  EXPECT_TRUE(two.Contains(Fingerprint{1, 1}));
+  EXPECT_TRUE(two.Contains(Fingerprint{2, 2}));
 }
 
 TEST(SeenCacheTest, DisabledCacheHoldsNothing) {
@@ -38,12 +51,13 @@ TEST(SeenCacheTest, DisabledCacheHoldsNothing) {
   EXPECT_FALSE(cache.Contains(Fingerprint{1, 2}));
 }
 
-// Writers keep replacing one slot's entry with {4i, i+1}; readers ask for
-// every mixed pair {4i, j+1}, i != j. A read that took one half from each
-// of two writes would report one of them: it must never happen.
+// Writers keep putting {4i, i+1} of eight kinds into one set of four, so
+// entries keep moving; readers ask for every mixed pair {4i, j+1}, i != j.
+// A read that took one half from each of two writes would report one of
+// them: it must never happen.
 TEST(SeenCacheTest, ConcurrentReadsNeverMixTwoEntries) {
   SeenCache cache(16 * 4);
-  constexpr uint64_t kKinds = 4;
+  constexpr uint64_t kKinds = 8;
   constexpr int kRounds = 2'000'000;
   std::atomic<uint64_t> mixed{0};
   std::vector<std::thread> threads;
