@@ -1,5 +1,5 @@
 crawlfront_module(NAME store SOURCES src/store.cc src/wal_syncer.cc src/commit_pipeline.cc src/store_memtable.cc src/hashed_vector_rep.cc src/memtable_view.cc
-                          src/memtable_arena.cc src/prefix_bucket_rep.cc
+                          src/memtable_arena.cc src/prefix_bucket_rep.cc src/wal_crc32c.cc
                   DEPS crawlfront_status crawlfront_bloom RocksDB::rocksdb-shared PkgConfig::XXHASH
                        spdlog::spdlog fmt::fmt)
 crawlfront_module(NAME seen_set
@@ -10,7 +10,7 @@ crawlfront_module(NAME seen_set
 crawlfront_test(NAME seen_set_test
                 SOURCES src/seen_set_test.cc src/seen_cache_test.cc src/store_test.cc
                         src/hashed_vector_rep_test.cc src/prefix_bucket_rep_test.cc
-                        src/memtable_arena_test.cc src/crash_test_util.cc
+                        src/memtable_arena_test.cc src/crash_test_util.cc src/wal_crc32c_test.cc
                 DEPS crawlfront_seen_set)
 crawlfront_bench(NAME seen_set_bench
                  SOURCES ${PROJECT_SOURCE_DIR}/tests/bench/seen_set_bench.cc

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "crawlfront/frontier/prefix_bucket_rep.h"
+#include "wal_crc32c.h"
 #include "wal_syncer.h"
 
 namespace crawlfront {
@@ -173,6 +174,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir,
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, dir, descriptors, &handles, &raw);
   if (!s.ok()) return Status::IoError("open " + dir + ": " + s.ToString());
+  spdlog::debug("store {}: WAL record checksums by {}", dir, WalCrc32cImplementation());
 
   std::unique_ptr<Store> store(new Store());
   store->dir_ = dir;
