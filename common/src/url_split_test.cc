@@ -89,6 +89,22 @@ TEST(UrlSplitTest, CanonicalizeAgreesWithTheFullParser) {
   EXPECT_GT(simple, 2'000u) << "and the fast path";
 }
 
+// Boost.URL 1.81 reads uninitialized bytes for "::" followed by '.' in an
+// IPv6 literal and names its error from them ("invalid" or "mismatch"):
+// the url_fuzzer saw the fast path and the full parser disagree on
+// "http://[2::../2:D". The text must not depend on it.
+TEST(UrlSplitTest, BadIpv6LiteralsGetOneErrorText) {
+  for (const char* in : {"http://[2::../2:D", "http://[::.", "http://[::.]/", "http://[1::.]/"}) {
+    for (int round = 0; round < 3; ++round) {
+      auto fast = Canonicalize(in);
+      auto full = url_internal::CanonicalizeWithFullParser(in, UrlOptions{});
+      ASSERT_FALSE(fast.ok()) << in;
+      EXPECT_EQ(fast.status().message(), "URL: invalid URL syntax") << in;
+      EXPECT_EQ(Describe(fast), Describe(full)) << in;
+    }
+  }
+}
+
 TEST(UrlSplitTest, ResolveAgreesWithTheFullParser) {
   UrlOptions strict, lenient;
   lenient.allow_credentials = true;
