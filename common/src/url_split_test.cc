@@ -95,13 +95,11 @@ TEST(UrlSplitTest, CanonicalizeAgreesWithTheFullParser) {
 // "http://[2::../2:D". The text must not depend on it.
 TEST(UrlSplitTest, BadIpv6LiteralsGetOneErrorText) {
   for (const char* in : {"http://[2::../2:D", "http://[::.", "http://[::.]/", "http://[1::.]/"}) {
-    for (int round = 0; round < 3; ++round) {
-      auto fast = Canonicalize(in);
-      auto full = url_internal::CanonicalizeWithFullParser(in, UrlOptions{});
-      ASSERT_FALSE(fast.ok()) << in;
-      EXPECT_EQ(fast.status().message(), "URL: invalid URL syntax") << in;
-      EXPECT_EQ(Describe(fast), Describe(full)) << in;
-    }
+    auto fast = Canonicalize(in);
+    auto full = url_internal::CanonicalizeWithFullParser(in, UrlOptions{});
+    ASSERT_FALSE(fast.ok()) << in;
+    EXPECT_EQ(fast.status().message(), "URL: invalid URL syntax") << in;
+    EXPECT_EQ(Describe(fast), Describe(full)) << in;
   }
 }
 

@@ -31,24 +31,13 @@ __attribute__((target("sse4.2"))) uint32_t HardwareExtend(uint32_t crc, const ch
   return static_cast<uint32_t>(l) ^ 0xffffffffu;
 }
 
-// A bit at a time: only if neither SSE4.2 nor the library's own is there.
-uint32_t BitwiseExtend(uint32_t crc, const char* p, size_t n) {
-  crc ^= 0xffffffffu;
-  for (; n > 0; --n) {
-    crc ^= static_cast<uint8_t>(*p++);
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-  }
-  return crc ^ 0xffffffffu;
-}
-
 // A function-local static: RocksDB may checksum before this file's statics
-// are initialized.
+// are initialized. Without SSE4.2, RocksDB's own (always there: librocksdb
+// is linked, and WalCrc32cTest checks dlsym finds it).
 Crc32cExtendFn Chosen() {
   static const Crc32cExtendFn chosen = [] {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.2")) return &HardwareExtend;
-    Crc32cExtendFn own = LibraryCrc32cExtend();
-    return own != nullptr ? own : &BitwiseExtend;
+    return __builtin_cpu_supports("sse4.2") ? &HardwareExtend : LibraryCrc32cExtend();
   }();
   return chosen;
 }
