@@ -10,5 +10,8 @@ scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
 export BUILD_DIR
 TARGETS="crawl-frontier crawl-worker crawlctl simweb" scripts/build.sh
-exec "$BUILD_DIR/bin/crawlctl" run --workdir demo-run --hosts 20 --pages 50 --workers 2 \
+# Each demo starts afresh unless asked to continue the last one.
+fresh=--fresh
+for a in "$@"; do [ "$a" = --resume ] && fresh=; done
+exec "$BUILD_DIR/bin/crawlctl" run --workdir demo-run $fresh --hosts 20 --pages 50 --workers 2 \
   --delay-ms 100 --frontier-arg=--set --frontier-arg=crawl.robots_error_retry=2s "$@"

@@ -34,6 +34,7 @@ struct RunOptions {
   int delay_ms = 100;
   int timeout_s = 600;
   int linger_s = 0;
+  bool fresh = false, resume = false;
   std::vector<std::string> worker_args, frontier_args;
 };
 
@@ -115,12 +116,41 @@ std::string InfoValue(const std::vector<std::pair<std::string, std::string>>& in
   return "0";
 }
 
+// What an earlier run left in `work`: "" if nothing, else a description.
+std::string EarlierRun(const fs::path& work) {
+  std::error_code ec;
+  size_t warc_files = 0;
+  for (auto it = fs::directory_iterator(work / "warc", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    ++warc_files;
+  }
+  const bool data = fs::exists(work / "data", ec);
+  if (!data && warc_files == 0) return "";
+  std::string what = data ? "its crawl data" : "";
+  if (warc_files > 0) {
+    what += (data ? " and " : "") + std::to_string(warc_files) + " WARC file" +
+            (warc_files == 1 ? "" : "s");
+  }
+  return what;
+}
+
 int Run(const GlobalOptions& g, const RunOptions& o) {
   fs::path bin = fs::read_symlink("/proc/self/exe").parent_path();
   fs::path work = fs::absolute(o.workdir);
+  // An earlier run's WARC files are the crawl's product: never deleted
+  // unless asked.
+  if (std::string earlier = EarlierRun(work); !earlier.empty() && !o.fresh && !o.resume) {
+    std::fprintf(stderr,
+                 "crawlctl run: %s holds an earlier run (%s). --resume continues that crawl "
+                 "and keeps its WARC files, --fresh deletes both, or choose another --workdir.\n",
+                 work.c_str(), earlier.c_str());
+    return kExitUsage;
+  }
   fs::create_directories(work / "logs");
-  fs::remove_all(work / "data");
-  fs::remove_all(work / "warc");
+  if (o.fresh) {
+    fs::remove_all(work / "data");
+    fs::remove_all(work / "warc");
+  }
   fs::create_directories(work / "warc");
   for (auto f : {"simweb.port", "frontier.port"}) fs::remove(work / f);
   std::vector<Child> children;
@@ -287,6 +317,9 @@ int RunRun(const GlobalOptions& g, const std::vector<std::string>& args) {
       "max-depth", po::value(&o.max_depth)->default_value(o.max_depth), "link depth limit")(
       "delay-ms", po::value(&o.delay_ms)->default_value(o.delay_ms), "politeness delay per host")(
       "timeout", po::value(&o.timeout_s)->default_value(o.timeout_s), "stop after this many seconds")(
+      "fresh", po::bool_switch(&o.fresh), "delete an earlier run's data and WARC files in --workdir")(
+      "resume", po::bool_switch(&o.resume),
+      "continue the crawl an earlier run left in --workdir, keeping its WARC files")(
       "linger", po::value(&o.linger_s)->default_value(o.linger_s),
       "keep the frontier and status page up this many seconds after the crawl")(
       "worker-arg", po::value(&o.worker_args), "extra argument for crawl-worker (repeatable)")(
@@ -302,6 +335,10 @@ int RunRun(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return kExitOk;
+  }
+  if (o.fresh && o.resume) {
+    std::fprintf(stderr, "crawlctl run: --fresh and --resume exclude each other\n");
+    return kExitUsage;
   }
   if (o.hosts < 1 || o.pages < 1 || o.workers < 1 || o.workers > 64 || o.timeout_s < 1) {
     std::fprintf(stderr, "crawlctl run: --hosts, --pages, --workers (<= 64), --timeout must be positive\n");
