@@ -139,8 +139,14 @@ Status Validate(const Entry& e, const Value& v) {
     const auto& s = std::get<std::string>(v);
     ok = std::find(e.allowed.begin(), e.allowed.end(), s) != e.allowed.end();
   }
-  if (ok) return Status::Ok();
-  return Status::InvalidArgument("expected " + Expected(e) + ", got " + Render(e, v));
+  if (!ok) return Status::InvalidArgument("expected " + Expected(e) + ", got " + Render(e, v));
+  if (e.check) {
+    std::string expected = e.check(v);
+    if (!expected.empty()) {
+      return Status::InvalidArgument("expected " + expected + ", got " + Render(e, v));
+    }
+  }
+  return Status::Ok();
 }
 
 std::string NodeTypeName(const toml::node& n) {
@@ -404,6 +410,22 @@ void TableCore::AddEntry(Entry entry) {
   Status st = Validate(entry, entry.default_value);
   if (!st.ok()) return fail("bad default: " + st.message());
   entries_.push_back(std::move(entry));
+}
+
+void TableCore::SetCheck(std::string_view key, std::function<std::string(const Value&)> check) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.key == key; });
+  if (it == entries_.end()) {
+    if (definition_error_.ok()) {
+      definition_error_ = Status::Internal("check for unknown config key '" + std::string(key) + "'");
+    }
+    return;
+  }
+  it->check = std::move(check);
+  Status st = Validate(*it, it->default_value);
+  if (!st.ok() && definition_error_.ok()) {
+    definition_error_ = Status::Internal("config key '" + it->key + "': bad default: " + st.message());
+  }
 }
 
 const Entry* TableCore::Find(std::string_view key) const {

@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "crawl-frontier: %s\n(see --help)\n", cmd.status().message().c_str());
     return 2;
   }
+  if (!cmd->positional.empty()) {
+    std::fprintf(stderr, "crawl-frontier: unexpected argument '%s' (a config file goes after "
+                 "--config; see --help)\n", cmd->positional.front().c_str());
+    return 2;
+  }
   if (cmd->help) {
     std::cout << "usage: crawl-frontier [--config FILE] [--set key=value ...] [flags]\n\n"
                  "The crawl frontier: seen-set, host queues, leases; RESP server and status "

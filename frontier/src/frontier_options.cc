@@ -2,6 +2,10 @@
 
 #include "crawlfront/frontier/frontier_options.h"
 
+#include <bit>
+
+#include "crawlfront/common/net.h"
+
 namespace crawlfront {
 namespace {
 
@@ -11,12 +15,23 @@ using F = FrontierOptions;
 constexpr milliseconds kDay = std::chrono::hours(24);
 constexpr milliseconds kYear = kDay * 366;
 
+// "" when `v` is an address a server can listen on (or empty, if allowed).
+std::string ListenCheck(const config_internal::Value& v, bool empty_ok) {
+  const auto& text = std::get<std::string>(v);
+  if (empty_ok && text.empty()) return "";
+  if (ParseListenEndpoint(text).ok()) return "";
+  return std::string("an IP address and port such as \"127.0.0.1:6380\"") +
+         (empty_ok ? " (or \"\" for none)" : "");
+}
+
 void AddServerKeys(ConfigTable<F>* t) {
   t->Add("server.listen", &F::listen, "127.0.0.1:6380",
          "RESP (Redis protocol) address for workers, crawlctl and Redis clients; port 0 "
          "picks a free one. A non-loopback address requires server.auth_token.");
   t->Add("server.http", &F::http, "127.0.0.1:8080",
          "Status page, /api/stats, /metrics; empty disables it.");
+  t->Check("server.listen", [](const auto& v) { return ListenCheck(v, false); });
+  t->Check("server.http", [](const auto& v) { return ListenCheck(v, true); });
   t->Add("server.threads", &F::threads, 0, 0, 256,
          "io threads for RESP connections; 0 = half the cores, at least 1.");
   t->Add("server.auth_token", &F::auth_token, "",
@@ -48,6 +63,10 @@ void AddDataKeys(ConfigTable<F>* t) {
 void AddSeenKeys(ConfigTable<F>* t) {
   t->Add("seen.partitions", &F::partitions, 1024, 1, 65536,
          "Seen-set partitions (power of two); fixed for the life of data.dir.");
+  t->Check("seen.partitions", [](const config_internal::Value& v) -> std::string {
+    return std::has_single_bit(static_cast<uint64_t>(std::get<int64_t>(v))) ? ""
+                                                                            : "a power of two";
+  });
   t->Add("seen.expected_urls", &F::expected_urls, 10'000'000, 1024, int64_t{1} << 40,
          "URLs expected overall; sizes the first filters (too small only costs rebuilds).");
   t->Add("seen.false_positive_rate", &F::false_positive_rate, 0.01, 1e-9, 0.25,

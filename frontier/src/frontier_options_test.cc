@@ -54,5 +54,33 @@ TEST(FrontierOptionsTest, ConversionsCarryValues) {
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.partitions=0", &o).ok());
 }
 
+// Rules beyond type and bounds are checked where the value is read, so a
+// file's error names its line as the type errors do.
+TEST(FrontierOptionsTest, PartitionsAndAddressesAreCheckedWithTheirLine) {
+  const auto& table = FrontierConfigTable();
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {"[seen]\npartitions = 3\n", "power of two"},
+      {"[server]\nlisten = \"127.0.0.1:99999\"\n", "IP address and port"},
+      {"[server]\nlisten = \"127.0.0.1\"\n", "IP address and port"},
+      {"[server]\nhttp = \"127.0.0.1:abc\"\n", "IP address and port"},
+  };
+  for (const Case& c : cases) {
+    FrontierOptions o = table.Defaults();
+    Status s = table.LoadString(c.text, &o, "t.toml");
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(s.message().find("t.toml:2"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(c.expected), std::string::npos) << s.message();
+  }
+  FrontierOptions o = table.Defaults();
+  EXPECT_TRUE(table.ApplyOverride("seen.partitions=4096", &o).ok());
+  EXPECT_FALSE(table.ApplyOverride("seen.partitions=1000", &o).ok());
+  EXPECT_TRUE(table.ApplyOverride("server.http=", &o).ok());
+  EXPECT_FALSE(table.ApplyOverride("server.listen=", &o).ok());
+  EXPECT_TRUE(table.ApplyOverride("server.listen=[::1]:0", &o).ok());
+}
+
 }  // namespace
 }  // namespace crawlfront

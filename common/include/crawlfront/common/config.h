@@ -75,6 +75,9 @@ struct Entry {
   Value default_value;
   std::function<void(void* opts, const Value&)> store;  // value already validated
   std::function<Value(const void* opts)> load;
+  // A rule beyond type and bounds: returns what was expected ("a power of
+  // two"), or "" when `v` is fine.
+  std::function<std::string(const Value& v)> check;
 };
 
 // The type-independent engine behind ConfigTable<Opts>; `opts` pointers are
@@ -82,6 +85,7 @@ struct Entry {
 class TableCore {
  public:
   void AddEntry(Entry entry);
+  void SetCheck(std::string_view key, std::function<std::string(const Value&)> check);
   Status definition_error() const { return definition_error_; }
   void SetDefaults(void* opts) const;
   Status LoadString(std::string_view text, std::string_view source, void* opts) const;
@@ -136,6 +140,14 @@ class ConfigTable {
       return ToInt64(static_cast<const Opts*>(o)->*field);
     };
     core_.AddEntry(std::move(e));
+  }
+
+  // A rule for an added key beyond its type and bounds, checked wherever a
+  // value is loaded (so its errors carry file and line): `check` returns what
+  // was expected, or "" when the value is fine.
+  void Check(std::string_view key,
+             std::function<std::string(const config_internal::Value&)> check) {
+    core_.SetCheck(key, std::move(check));
   }
 
   // Floating-point key with inclusive bounds. TOML integers are accepted too.
