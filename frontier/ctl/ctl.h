@@ -43,6 +43,10 @@ constexpr int kAdminTimeoutMs = 600'000;
 void AddCrawl(const GlobalOptions& g, std::vector<std::string>* args);
 // "name:value" lines of an INFO reply into pairs (skips "# Section" lines).
 std::vector<std::pair<std::string, std::string>> ParseInfo(const std::string& text);
+// Parses a decimal integer in [min, max] (the whole text); false otherwise.
+bool ParseCount(const std::string& text, int64_t min, int64_t max, int64_t* out);
+// "1 URL", "2 URLs".
+std::string Plural(uint64_t n, const std::string& noun);
 // JSON string literal with escapes.
 std::string JsonString(std::string_view s);
 // Prints an error to stderr as "crawlctl: <what>: <status>".

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 
@@ -59,6 +60,18 @@ std::vector<std::pair<std::string, std::string>> ParseInfo(const std::string& te
     out.emplace_back(line.substr(0, colon), line.substr(colon + 1));
   }
   return out;
+}
+
+bool ParseCount(const std::string& text, int64_t min, int64_t max, int64_t* out) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+std::string Plural(uint64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 std::string JsonString(std::string_view s) {

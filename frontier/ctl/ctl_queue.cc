@@ -30,6 +30,12 @@ int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args) {
       return kExitOk;
     } else if (args[i] == "--count" && i + 1 < args.size()) {
       count = args[++i];
+      int64_t n = 0;
+      if (!ParseCount(count, 1, 10'000, &n)) {
+        std::fprintf(stderr, "crawlctl queue: --count wants a number in [1, 10000], got '%s'\n",
+                     count.c_str());
+        return kExitUsage;
+      }
     } else if (host.empty() && !args[i].starts_with("-")) {
       host = args[i];
     } else {

@@ -239,9 +239,9 @@ void PrintSummary(const GlobalOptions& g, const Counts& c, const std::vector<Cou
                 several ? ",\"frontiers\":[" : "", shares.c_str(), several ? "]" : "");
     return;
   }
-  std::printf("seeded %llu URLs from %llu lines in %.1f s: %llu new, %llu already seen, "
-              "%llu rejected\n",
-              ull(c.urls), ull(c.lines), secs, ull(c.fresh), ull(c.seen), ull(c.rejected));
+  std::printf("seeded %s from %s in %.1f s: %llu new, %llu already seen, %llu rejected\n",
+              Plural(c.urls, "URL").c_str(), Plural(c.lines, "line").c_str(), secs,
+              ull(c.fresh), ull(c.seen), ull(c.rejected));
   for (size_t i = 0; several && i < per.size(); ++i) {
     std::printf("  %s: %llu URLs: %llu new, %llu already seen, %llu rejected\n",
                 g.frontiers[i].c_str(), ull(per[i].urls), ull(per[i].fresh), ull(per[i].seen),

@@ -6,6 +6,8 @@
 #include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include "ctl.h"
 
 namespace crawlfront::ctl {
@@ -134,7 +136,13 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
     if (args[i] == "--watch" || args[i] == "-w") {
       watch = true;
     } else if (args[i] == "--interval" && i + 1 < args.size()) {
-      interval_s = std::max(1, std::atoi(args[++i].c_str()));
+      int64_t s = 0;
+      if (!ParseCount(args[++i], 1, 86400, &s)) {
+        std::fprintf(stderr, "crawlctl status: --interval wants seconds in [1, 86400], got '%s'\n",
+                     args[i].c_str());
+        return kExitUsage;
+      }
+      interval_s = static_cast<int>(s);
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("crawlctl status [--watch] [--interval S]\n"
                   "Crawl totals from INFO, summed over every --frontier; with several,\n"
@@ -148,7 +156,8 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
   while (true) {
     auto info = FetchInfo(g);
     if (!info.ok()) return Fail("status", info.status());
-    if (watch && !g.json) std::printf("\033[H\033[2J");
+    // A terminal is redrawn; a file or pipe gets one block per interval.
+    if (watch && !g.json) std::printf("%s", isatty(STDOUT_FILENO) ? "\033[H\033[2J" : "\n");
     PrintStatus(g, *info);
     std::fflush(stdout);
     if (!watch) return kExitOk;
@@ -161,6 +170,12 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--top" && i + 1 < args.size()) {
       top = args[++i];
+      int64_t n = 0;
+      if (!ParseCount(top, 1, 100'000, &n)) {
+        std::fprintf(stderr, "crawlctl hosts: --top wants a number in [1, 100000], got '%s'\n",
+                     top.c_str());
+        return kExitUsage;
+      }
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("crawlctl hosts [--top N]\nHosts with the largest queues and their "
                   "politeness state.\n");
@@ -174,31 +189,41 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
   AddCrawl(g, &cmd);
   auto replies = CommandAll(g, cmd);
   if (!replies.ok()) return Fail("hosts", replies.status());
-  static const char* kCols[] = {"host", "queued", "inflight", "done", "ready_in_ms",
-                                "delay_ms", "blocked_until", "robots"};
-  if (g.json) std::printf("[");
-  else std::printf("%-32s %9s %8s %9s %11s %9s %14s %s\n", kCols[0], kCols[1], kCols[2],
-                   kCols[3], kCols[4], kCols[5], kCols[6], kCols[7]);
-  bool first = true;
+  static const char* kCols[] = {"host",     "queued",        "inflight", "done", "ready_in_ms",
+                                "delay_ms", "blocked_until", "robots",   "crawl"};
+  std::vector<std::vector<std::string>> rows;
+  bool other_crawls = false;  // a crawl column only when it says something
   for (const auto& r : *replies) {
     for (const auto& row : r.elements) {
       std::vector<std::string> f;
       for (const auto& e : row.elements) f.push_back(Text(e));
-      f.resize(8);
-      if (g.json) {
-        std::string s = first ? "{" : ",{";
-        for (int i = 0; i < 8; ++i) {
-          s += (i ? "," : "") + JsonString(kCols[i]) + ":" +
-               (i > 0 && i < 7 && IsNumber(f[i]) ? f[i] : JsonString(f[i]));
-        }
-        std::printf("%s}", s.c_str());
-      } else {
-        std::printf("%-32s %9s %8s %9s %11s %9s %14s %s\n", f[0].c_str(), f[1].c_str(),
-                    f[2].c_str(), f[3].c_str(), f[4].c_str(), f[5].c_str(), f[6].c_str(),
-                    f[7].c_str());
-      }
-      first = false;
+      f.resize(9);
+      other_crawls |= f[8] != "default";
+      rows.push_back(std::move(f));
     }
+  }
+  auto print_row = [&](const std::vector<std::string>& f) {
+    std::printf("%-32s %9s %8s %9s %11s %9s %14s %-8s%s%s\n", f[0].c_str(), f[1].c_str(),
+                f[2].c_str(), f[3].c_str(), f[4].c_str(), f[5].c_str(), f[6].c_str(),
+                f[7].c_str(), other_crawls ? " " : "", other_crawls ? f[8].c_str() : "");
+  };
+  if (g.json) {
+    std::printf("[");
+  } else {
+    print_row({kCols, kCols + 9});
+  }
+  for (size_t n = 0; n < rows.size(); ++n) {
+    const auto& f = rows[n];
+    if (!g.json) {
+      print_row(f);
+      continue;
+    }
+    std::string s = n == 0 ? "{" : ",{";
+    for (int i = 0; i < 9; ++i) {
+      s += (i ? "," : "") + JsonString(kCols[i]) + ":" +
+           (i > 0 && i < 7 && IsNumber(f[i]) ? f[i] : JsonString(f[i]));
+    }
+    std::printf("%s}", s.c_str());
   }
   if (g.json) std::printf("]\n");
   return kExitOk;

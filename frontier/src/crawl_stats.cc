@@ -128,6 +128,8 @@ std::vector<HostInfo> CrawlCore::ListHosts(std::string_view crawl, size_t top_n)
     info.inflight = h.inflight;
     info.done = h.rec.done;
     int64_t ready = std::max(h.rec.ready_at_ms, h.rec.blocked_until_ms);
+    // A failed robots.txt fetch holds the host until its retry (ReadyTime).
+    if (h.robots_state == RobotsState::kError) ready = std::max(ready, h.robots_expires_ms);
     info.ready_in_ms = std::max<int64_t>(ready - now, 0);
     info.delay_ms = DelayMs(h);
     info.blocked_until_ms = h.rec.blocked_until_ms;

@@ -498,7 +498,7 @@ void HostsCmd(CallContext& ctx, FrontierNode& node) {
   auto hosts = node.crawl().ListHosts(o.Get("CRAWL"), static_cast<size_t>(top));
   ctx.reply().ArrayHeader(hosts.size());
   for (const auto& h : hosts) {
-    ctx.reply().ArrayHeader(8);
+    ctx.reply().ArrayHeader(9);
     ctx.reply().Bulk(h.host);
     ctx.reply().Integer(static_cast<int64_t>(h.queued));
     ctx.reply().Integer(h.inflight);
@@ -507,6 +507,7 @@ void HostsCmd(CallContext& ctx, FrontierNode& node) {
     ctx.reply().Integer(h.delay_ms);
     ctx.reply().Integer(h.blocked_until_ms);
     ctx.reply().Bulk(h.robots_state);
+    ctx.reply().Bulk(h.crawl);
   }
 }
 

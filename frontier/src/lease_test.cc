@@ -109,6 +109,9 @@ TEST_F(LeaseTest, UnreachableRobotsHoldsPagesUntilRetry) {
   clock_.Advance(30'000);
   EXPECT_TRUE(LeaseN(5).empty());
   EXPECT_EQ(core_->Stats("").urls_queued, 1u) << "pages wait, they are not dropped";
+  const HostInfo waiting = core_->ListHosts("", 1).at(0);
+  EXPECT_EQ(waiting.robots_state, "error");
+  EXPECT_EQ(waiting.ready_in_ms, 30'000) << "the host shows its wait for the robots retry";
   clock_.Advance(30'000);
   r = LeaseN(5);
   ASSERT_EQ(r.size(), 1u);

@@ -23,13 +23,32 @@ bool TokenMatches(std::string_view given, std::string_view expected) {
   return diff == 0;
 }
 
+struct Subcommand {
+  std::string_view name, help;  // name lower-case, as Redis prints it in errors
+};
+
+// Redis 7's "CMD HELP" reply: a line per subcommand and one of help for it.
+void SubcommandHelp(CallContext& ctx, std::initializer_list<Subcommand> known) {
+  const std::string command = AsciiUpper(ctx.args()[0]);
+  ctx.reply().ArrayHeader(2 * known.size() + 3);
+  ctx.reply().SimpleString(command + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (const Subcommand& k : known) {
+    ctx.reply().SimpleString(AsciiUpper(k.name));
+    ctx.reply().SimpleString("    " + std::string(k.help));
+  }
+  ctx.reply().SimpleString("HELP");
+  ctx.reply().SimpleString("    Print this help.");
+}
+
 // Redis 7 texts for a bad subcommand: unknown name, or known with a wrong
 // argument count ("wrong number of arguments for 'client|setname' command").
-void SubcommandError(CallContext& ctx, std::initializer_list<std::string_view> known) {
+// "CMD HELP" gets the help.
+void SubcommandError(CallContext& ctx, std::initializer_list<Subcommand> known) {
   std::string command = AsciiLower(ctx.args()[0]);
   std::string sub = AsciiLower(ctx.args()[1]);
-  for (std::string_view k : known) {
-    if (k == sub) {
+  if (sub == "help" && ctx.args().size() == 2) return SubcommandHelp(ctx, known);
+  for (const Subcommand& k : known) {
+    if (k.name == sub || sub == "help") {
       ctx.reply().Error("ERR wrong number of arguments for '" + command + "|" + sub +
                         "' command");
       return;
@@ -185,7 +204,10 @@ void Client(CallContext& ctx) {
   } else if (sub == "setinfo" && args.size() == 4) {
     ctx.reply().SimpleString("OK");  // library name/version: accepted, unused
   } else {
-    SubcommandError(ctx, {"setname", "getname", "id", "setinfo"});
+    SubcommandError(ctx, {{"setname", "<name>: name this connection."},
+                          {"getname", "Return the name of this connection."},
+                          {"id", "Return the id of this connection."},
+                          {"setinfo", "<attr> <value>: accepted and ignored (client libraries)."}});
   }
 }
 
@@ -196,7 +218,8 @@ void Config(CallContext& ctx) {
   if (EqualsIgnoreCase(args[1], "GET") && args.size() >= 3) {
     ctx.reply().MapHeader(0);
   } else {
-    SubcommandError(ctx, {"get"});
+    SubcommandError(ctx, {{"get", "<pattern> ...: no Redis parameters here, so always empty; "
+                                  "the frontier's settings are in its config file."}});
   }
 }
 

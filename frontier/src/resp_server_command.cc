@@ -94,7 +94,18 @@ void Command(CallContext& ctx) {
     }
   } else if (sub == "DOCS") {
     CommandDocs(ctx);
-  } else if (sub == "COUNT" || sub == "LIST") {
+  } else if (sub == "HELP" && args.size() == 2) {
+    static const char* kHelp[] = {
+        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "(no subcommand)", "    Return details about all commands.",
+        "COUNT", "    Return the total number of commands.",
+        "LIST", "    Return the names of all commands.",
+        "INFO [<command-name> ...]", "    Return details about the given commands.",
+        "DOCS [<command-name> ...]", "    Return documentation about the given commands.",
+        "HELP", "    Print this help."};
+    out.ArrayHeader(std::size(kHelp));
+    for (const char* line : kHelp) out.SimpleString(line);
+  } else if (sub == "COUNT" || sub == "LIST" || sub == "HELP") {
     out.Error("ERR wrong number of arguments for 'command|" + AsciiLower(sub) + "' command");
   } else {
     out.Error("ERR unknown subcommand '" + args[1].substr(0, 128) +

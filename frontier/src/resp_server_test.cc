@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/common/resp_client.h"
 
 namespace crawlfront {
@@ -213,6 +214,37 @@ TEST_F(RespServerTest, UnknownCommandAndArity) {
   }
   // The connection survives all of those.
   EXPECT_EQ(Call(*c, {"PING"}), RespValue::SimpleString("PONG"));
+}
+
+// Every "Try X HELP." error points at help that exists: an array of lines
+// naming each subcommand, as Redis 7 answers.
+TEST_F(RespServerTest, HelpThatErrorsPointToExists) {
+  StartServer(TestOptions());
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+      {"CLIENT", {"SETNAME", "GETNAME", "ID", "SETINFO"}},
+      {"CONFIG", {"GET"}},
+      {"COMMAND", {"COUNT", "LIST", "INFO", "DOCS"}},
+  };
+  for (const auto& [command, subs] : commands) {
+    RespValue error = Call(*c, {command, "NOPE"});
+    ASSERT_NE(error.str.find("Try " + command + " HELP."), std::string::npos) << error.str;
+    RespValue help = Call(*c, {command, "help"});
+    ASSERT_EQ(help.type, RespType::kArray) << command << ": " << help.str;
+    std::string text;
+    for (const RespValue& line : help.elements) {
+      EXPECT_EQ(line.type, RespType::kSimpleString);
+      text += line.str + "\n";
+    }
+    EXPECT_TRUE(text.starts_with(command + " <subcommand>")) << text;
+    for (const std::string& sub : subs) {
+      EXPECT_NE(text.find("\n" + sub), std::string::npos) << command << " lacks " << sub;
+    }
+    EXPECT_EQ(Call(*c, {command, "HELP", "x"}),
+              RespValue::Error("ERR wrong number of arguments for '" + AsciiLower(command) +
+                               "|help' command"));
+  }
 }
 
 TEST_F(RespServerTest, AuthFlow) {

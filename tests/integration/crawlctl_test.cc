@@ -360,6 +360,61 @@ TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {
   EXPECT_EQ(Ctl({"crawls", "extra"}).exit_code, 2);
 }
 
+// Global options work after the command too; hosts of other crawls are
+// shown with their crawl, and --crawl (anywhere) reaches them.
+TEST_F(CrawlctlTest, GlobalOptionsGoAnywhereAndHostsNameTheirCrawl) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "CRAWL", "c3", "URLS", "http://only-c3.test/a",
+                             "http://only-c3.test/b"})
+                .elements.size(),
+            2u);
+  auto hosts = Ctl({"hosts"});
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  EXPECT_TRUE(std::regex_search(hosts.out, std::regex(R"(\bcrawl\n)"))) << hosts.out;
+  EXPECT_TRUE(std::regex_search(hosts.out, std::regex(R"(only-c3\.test +2 .* c3\n)")))
+      << hosts.out;
+  auto json = Ctl({"hosts", "--json", "--top", "5"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const boost::json::array rows = boost::json::parse(json.out).as_array();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("crawl").as_string(), "c3");
+
+  EXPECT_EQ(Ctl({"queue", "only-c3.test"}).out.find("only-c3.test/a"), std::string::npos)
+      << "the default crawl does not have the host";
+  auto queue = Ctl({"queue", "only-c3.test", "--crawl", "c3"});
+  EXPECT_NE(queue.out.find("http://only-c3.test/a"), std::string::npos) << queue.out << queue.err;
+  auto drop = Ctl({"host", "only-c3.test", "drop", "--crawl", "c3"});
+  EXPECT_EQ(drop.exit_code, 0) << drop.err;
+  EXPECT_NE(drop.out.find("2"), std::string::npos) << drop.out;
+
+  auto status = Ctl({"status", "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(boost::json::parse(status.out).is_object()) << status.out;
+}
+
+// --watch redraws a terminal; into a file it writes plain blocks.
+TEST_F(CrawlctlTest, WatchIntoAFileHasNoScreenCodes) {
+  const std::string out = dir_ / "watch.out";
+  pid_t pid = integ::Spawn({Crawlctl(), "--frontier", address(), "status", "--watch",
+                            "--interval", "1"},
+                           "", out, dir_ / "watch.err");
+  ASSERT_GT(pid, 0);
+  // Two blocks written, then stopped (bounded: 20 s).
+  integ::WaitFor(
+      [&] {
+        const std::string text = integ::ReadFile(out);
+        const size_t first = text.find("urls_seen");
+        return first != std::string::npos && text.find("urls_seen", first + 1) != std::string::npos;
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(100));
+  kill(pid, SIGTERM);
+  integ::WaitExit(pid);
+  const std::string text = integ::ReadFile(out);
+  EXPECT_NE(text.find("urls_seen"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\033'), std::string::npos) << "escape codes in a file";
+}
+
 TEST_F(CrawlctlTest, DenyRejectsMatchingUrlsOfItsCrawlUntilRemoved) {
   auto c = integ::ConnectTo(frontier_.Port("resp"));
   ASSERT_TRUE(c);
@@ -405,6 +460,13 @@ TEST_F(CrawlctlTest, ExitCodes) {
       {{"bogus"}, 2},
       {{"--frobnicate", "status"}, 2},
       {{"--timeout"}, 2},
+      {{"--timeout", "abc", "status"}, 2},
+      {{"--timeout", "0", "status"}, 2},
+      {{"--frontier", address(), "--frontier", address(), "status"}, 2},
+      {{"--frontier", address(), "hosts", "--top", "abc"}, 2},
+      {{"--frontier", address(), "queue", "h.test", "--count", "0"}, 2},
+      {{"--frontier", address(), "status", "--interval", "x"}, 2},
+      {{"--frontier", address(), "status", "--crawl", "default"}, 0},
       {{"--frontier", "nonsense", "status"}, 2},
       {{"--frontier", address(), "seed", "--batch", "0"}, 2},
       {{"--frontier", address(), "seed", "--no-such-flag"}, 2},

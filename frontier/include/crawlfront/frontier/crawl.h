@@ -148,7 +148,7 @@ struct HostInfo {
   uint64_t queued = 0;  // ready + scheduled
   uint32_t inflight = 0;
   uint64_t done = 0;
-  int64_t ready_in_ms = 0;  // 0 = ready now (ignoring robots and inflight)
+  int64_t ready_in_ms = 0;  // 0 = ready now (ignoring inflight; a robots retry counts)
   int64_t delay_ms = 0;     // effective politeness delay
   int64_t blocked_until_ms = 0;
   std::string robots_state;
