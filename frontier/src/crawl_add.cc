@@ -45,6 +45,13 @@ std::string_view CanonicalLookingHost(std::string_view url) {
   return authority.substr(0, authority.find(':'));
 }
 
+// "bad url: no scheme ...", not "bad url: URL: no scheme ...".
+std::string BadUrl(const Status& s) {
+  std::string_view why = s.message();
+  if (why.starts_with("URL: ")) why.remove_prefix(5);
+  return "bad url: " + std::string(why);
+}
+
 }  // namespace
 
 struct CrawlCore::Prepared {
@@ -99,7 +106,7 @@ void CrawlCore::PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepa
   }
   auto canon = Canonicalize(r.url, options_.url);
   if (!canon.ok()) {
-    p->reason = "bad url: " + canon.status().message();
+    p->reason = BadUrl(canon.status());
     return;
   }
   p->canon = std::move(canon).value();
@@ -275,7 +282,7 @@ Result<bool> CrawlCore::Seen(std::string_view crawl_id, std::string_view url) {
   if (crawl_id.empty()) crawl_id = kDefaultCrawl;
   if (!ValidCrawlId(crawl_id)) return Status::InvalidArgument("bad crawl id");
   auto canon = Canonicalize(url, options_.url);
-  if (!canon.ok()) return Status::InvalidArgument("bad url: " + canon.status().message());
+  if (!canon.ok()) return Status::InvalidArgument(BadUrl(canon.status()));
   return seen_->Contains(SeenKeyFor(crawl_id, *canon));
 }
 

@@ -41,10 +41,11 @@ TEST_F(CrawlAddTest, ReportsNewSeenAndRejectReasons) {
     EXPECT_NE(r[0].reason.find(c.reason_part), std::string::npos)
         << c.url << " reason: " << r[0].reason;
   }
+  EXPECT_EQ(AddUrls({"not a url"})[0].reason, "bad url: no scheme (relative URL without a base)");
   CrawlStats s = core_->Stats("");
   EXPECT_EQ(s.urls_seen, 2u);
   EXPECT_EQ(s.urls_queued, 2u);
-  EXPECT_EQ(s.urls_rejected, 6u);
+  EXPECT_EQ(s.urls_rejected, 7u);
   EXPECT_EQ(s.hosts, 1u);
 }
 
