@@ -283,7 +283,7 @@ TEST_F(SeedRouteTest, RefusesFrontiersThatDisagree) {
             std::string::npos)
       << r.err;
   auto twice = Ctl({members_[0], members_[0]}, {"seed", path});
-  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_EQ(twice.exit_code, 2) << "a usage error, found before connecting";
   EXPECT_NE(twice.err.find("listed twice"), std::string::npos) << twice.err;
   EXPECT_EQ(Info(0, "urls_seen"), 0);  // nothing was sent
 }
