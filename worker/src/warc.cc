@@ -263,10 +263,14 @@ Result<std::unique_ptr<WarcWriter>> WarcWriter::Open(WarcOptions options) {
     return Status::IoError("cannot create WARC dir '" + options.dir +
                            "': " + ec.message());
   }
-  std::unique_ptr<WarcWriter> writer(new WarcWriter(std::move(options)));
-  std::lock_guard lock(writer->mu_);
-  CRAWLFRONT_RETURN_IF_ERROR(writer->StartFile());
-  return writer;
+  // The first file is created with the first exchange (a worker that
+  // fetches nothing leaves no warcinfo-only file); a directory that cannot
+  // hold it still fails here.
+  if (::access(options.dir.c_str(), W_OK | X_OK) != 0) {
+    return Status::IoError("WARC dir '" + options.dir + "' is not writable: " +
+                           std::strerror(errno));
+  }
+  return std::unique_ptr<WarcWriter>(new WarcWriter(std::move(options)));
 }
 
 Status WarcWriter::StartFile() {
@@ -338,7 +342,9 @@ Status WarcWriter::WriteExchange(const WarcExchange& exchange) {
   std::lock_guard lock(mu_);
   if (!failure_.ok()) return failure_;
   if (closed_) return Status::InvalidArgument("WARC writer is closed");
-  if (file_has_exchange_ && file_bytes_ + out.size() > options_.max_file_bytes) {
+  if (file_ == nullptr) {
+    CRAWLFRONT_RETURN_IF_ERROR(StartFile());
+  } else if (file_has_exchange_ && file_bytes_ + out.size() > options_.max_file_bytes) {
     CRAWLFRONT_RETURN_IF_ERROR(CloseFile());
     CRAWLFRONT_RETURN_IF_ERROR(StartFile());
   }

@@ -361,7 +361,29 @@ TEST_F(WarcWriterTest, BadExchangesAreRefusedAndWriteNothing) {
   for (const auto& ex : bad) {
     EXPECT_EQ((*writer)->WriteExchange(ex).code(), Status::Code::kInvalidArgument);
   }
-  EXPECT_EQ((*writer)->records(), 1u);  // warcinfo only
+  EXPECT_EQ((*writer)->records(), 0u);  // not even a warcinfo
+  EXPECT_TRUE(FilesIn(dir_).empty());
+}
+
+// A worker that fetches nothing leaves no file holding only a warcinfo.
+TEST_F(WarcWriterTest, NoFileUntilTheFirstExchange) {
+  auto writer = WarcWriter::Open(Options());
+  ASSERT_TRUE(writer.ok());
+  EXPECT_EQ((*writer)->current_path(), "");
+  ASSERT_TRUE((*writer)->Flush().ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_TRUE(fs::is_directory(dir_));
+  EXPECT_TRUE(FilesIn(dir_).empty());
+  EXPECT_EQ((*writer)->files(), 0u);
+
+  auto second = WarcWriter::Open(Options());
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE((*second)->WriteExchange(Exchange(1)).ok());
+  ASSERT_TRUE((*second)->Close().ok());
+  ASSERT_EQ(FilesIn(dir_).size(), 1u);
+  std::vector<Record> records = ReadWarc(FilesIn(dir_)[0]);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].Get("WARC-Type"), "warcinfo");
 }
 
 TEST_F(WarcWriterTest, BadOptionsAreRefused) {
@@ -384,6 +406,8 @@ TEST_F(WarcWriterTest, WritersWithTheSamePrefixDoNotCollide) {
   auto a = WarcWriter::Open(Options());
   auto b = WarcWriter::Open(Options());
   ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*a)->WriteExchange(Exchange(1)).ok());
+  ASSERT_TRUE((*b)->WriteExchange(Exchange(2)).ok());
   EXPECT_NE((*a)->current_path(), (*b)->current_path());
 }
 

@@ -95,9 +95,10 @@ struct WarcExchange {
 // error (the file may end in a partial record; earlier records stay readable).
 class WarcWriter {
  public:
-  // Creates the directory if needed and opens the first file (starting with a
-  // warcinfo record). InvalidArgument for bad options, IoError if the
-  // directory or file cannot be created.
+  // Creates the directory if needed; the first file (starting with a
+  // warcinfo record) is created by the first WriteExchange, so a writer that
+  // writes nothing leaves no file. InvalidArgument for bad options, IoError
+  // if the directory cannot be created or written to.
   static Result<std::unique_ptr<WarcWriter>> Open(WarcOptions options);
   ~WarcWriter();  // Close(), ignoring its status
   WarcWriter(const WarcWriter&) = delete;
@@ -115,7 +116,8 @@ class WarcWriter {
   // again returns OK.
   Status Close();
 
-  // Path of the file being written (the last one after Close).
+  // Path of the file being written (the last one after Close); "" before
+  // the first exchange.
   std::string current_path() const;
   // Records written (warcinfo included) over all files.
   uint64_t records() const;
