@@ -5,6 +5,7 @@
 
 #include "crawlfront/common/proc_status.h"
 #include "crawlfront/frontier/frontier_node.h"
+#include "crawlfront/worker/robots.h"
 
 namespace crawlfront {
 namespace {
@@ -90,10 +91,19 @@ void MemorySection(std::string* out, CrawlCore& crawl) {
   Line(out, "queue_heads_refilled", std::to_string(h.refilled));
 }
 
+// What workers check their User-Agent against (docs/worker.md): robots.txt
+// groups are chosen for this token, so a worker sending another one would
+// be judged by rules meant for someone else. Empty when robots are ignored.
+void RobotsSection(std::string* out, const FrontierOptions& o) {
+  out->append("# Robots\r\n");
+  Line(out, "robots_user_agent",
+       o.respect_robots ? std::string(RobotsProductToken(o.user_agent)) : "");
+}
+
 }  // namespace
 
 // Sections: "crawl" (all crawls together), "crawl:ID" (one crawl), "seen",
-// "persistence", "memory".
+// "persistence", "memory", "robots".
 std::string FrontierNode::RenderInfo(std::string_view section) {
   std::string out;
   if (section.empty() || section == "all" || section == "everything" || section == "crawl") {
@@ -115,6 +125,10 @@ std::string FrontierNode::RenderInfo(std::string_view section) {
   if (section.empty() || section == "all" || section == "everything" || section == "memory") {
     if (!out.empty()) out += "\r\n";
     MemorySection(&out, *crawl_);
+  }
+  if (section.empty() || section == "all" || section == "everything" || section == "robots") {
+    if (!out.empty()) out += "\r\n";
+    RobotsSection(&out, options_);
   }
   return out;
 }

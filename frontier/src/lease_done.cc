@@ -167,6 +167,14 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
       report.outcome == DoneOutcome::kRobots || report.outcome == DoneOutcome::kFetched;
   int status = got_response ? report.http_status : 0;
   if (h.robots_state == RobotsState::kManual) return;  // the operator's rules win
+  if (report.outcome == DoneOutcome::kDisallowed) {
+    // The worker refused to contact the host (a private address): nothing
+    // to retry soon, so complete disallow now. Its pages are then settled
+    // as robots-blocked and the crawl can finish; asked again later.
+    SetRobots(h, RobotsState::kOk, now + options_.robots_error_retry.count(),
+              std::make_shared<const RobotsRules>(RobotsRules::DisallowAll()), batch);
+    return;
+  }
   auto rules = std::make_shared<const RobotsRules>(
       ForFetchOutcome(status, report.body, options_.user_agent));
   if (RobotsFetchIsError(status)) {

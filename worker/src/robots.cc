@@ -377,6 +377,10 @@ Result<RobotsRules> RobotsRules::Deserialize(std::string_view data) {
   return rules;
 }
 
+std::string_view RobotsProductToken(std::string_view user_agent) {
+  return ProductToken(user_agent);
+}
+
 RobotsRules ParseRobots(std::string_view body, std::string_view product_token) {
   body = UsableBody(body);
   Parser parser(product_token);

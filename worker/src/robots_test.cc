@@ -272,6 +272,15 @@ TEST(RobotsGarbage, BinaryInputNeverDisallowsWithoutRules) {
   EXPECT_TRUE(rules.Allowed("/anything"));
 }
 
+TEST(RobotsProductToken, LeadingLettersOfTheUserAgent) {
+  EXPECT_EQ(RobotsProductToken("mybot/1.0 (+https://example.com/bot)"), "mybot");
+  EXPECT_EQ(RobotsProductToken("My_Bot-x 2"), "My_Bot-x");
+  EXPECT_EQ(RobotsProductToken("crawlfront"), "crawlfront");
+  EXPECT_EQ(RobotsProductToken("bot2/1"), "bot");  // what ParseRobots matches with
+  EXPECT_EQ(RobotsProductToken("(compatible)"), "");
+  EXPECT_EQ(RobotsProductToken(""), "");
+}
+
 TEST(RobotsOutcome, ByHttpStatus) {
   const std::string body = "User-agent: *\nDisallow: /x\n";
   struct Case {

@@ -92,6 +92,12 @@ class RobotsRules {
 // tests and fuzzers.
 bool RobotsPatternMatches(std::string_view pattern, std::string_view path);
 
+// The part of a User-Agent value robots.txt groups are matched against: its
+// leading [A-Za-z_-] run ("Googlebot/2.1 (+http://...)" -> "Googlebot"; ""
+// when it starts otherwise). The worker compares its own with the
+// frontier's. Thread-safe.
+std::string_view RobotsProductToken(std::string_view user_agent);
+
 // Parses a robots.txt body for the crawler named `product_token` (e.g.
 // "crawlfront"; only its leading [A-Za-z_-] characters count, compared
 // case-insensitively). Groups naming the token are merged; if none names it,
