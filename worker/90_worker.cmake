@@ -1,7 +1,7 @@
 # The crawl worker: lease, fetch, extract, archive, report (docs/worker.md).
 crawlfront_module(NAME worker
   SOURCES src/worker.cc src/worker_options.cc src/worker_report.cc src/worker_frontier.cc
-  DEPS crawlfront_worker_parse crawlfront_fetch crawlfront_links crawlfront_warc
+  DEPS crawlfront_worker_parse crawlfront_fetch crawlfront_links crawlfront_warc crawlfront_robots
        crawlfront_url crawlfront_config crawlfront_resp_client crawlfront_log spdlog::spdlog fmt::fmt)
 
 add_executable(crawl-worker src/main.cc)
@@ -11,7 +11,8 @@ set_target_properties(crawl-worker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_B
 
 if(CRAWLFRONT_BUILD_TESTS)
   crawlfront_test(NAME worker_test
-    SOURCES src/worker_test.cc src/worker_report_test.cc
+    SOURCES src/worker_test.cc src/worker_binary_test.cc src/worker_report_test.cc
+            src/worker_test_util.cc
     DEPS crawlfront_worker crawlfront_fetch_test_server crawlfront_resp_server ZLIB::ZLIB)
   target_compile_definitions(worker_test PRIVATE
       CRAWLFRONT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

@@ -112,19 +112,29 @@ Status CrawlEnv::Seed() {
   return Status::Ok();
 }
 
-Status CrawlEnv::StartWorker(int n) {
+std::vector<std::string> CrawlEnv::WorkerArgs(int n, const std::vector<std::string>& extra) const {
+  std::vector<std::string> args = {
+      "--frontier", "127.0.0.1:" + std::to_string(frontier_.Port("resp")), "--warc-dir",
+      warc_dir(), "--worker-id", "w" + std::to_string(n), "--connect-to",
+      "::127.0.0.1:" + std::to_string(simweb_.Port()), "--set",
+      "fetch.allow_private_networks=true"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+Status CrawlEnv::StartWorker(int n, const std::vector<std::string>& extra) {
   std::string error;
-  std::string id = "w" + std::to_string(n);
   testutil::Daemon& w = workers_[n];
-  if (!w.Start("crawl-worker",
-               {"--frontier", "127.0.0.1:" + std::to_string(frontier_.Port("resp")),
-                "--warc-dir", warc_dir(), "--worker-id", id, "--connect-to",
-                "::127.0.0.1:" + std::to_string(simweb_.Port()), "--set",
-                "fetch.allow_private_networks=true"},
-               dir_ / ("worker" + std::to_string(n) + ".log"), "", &error)) {
+  if (!w.Start("crawl-worker", WorkerArgs(n, extra), worker_log(n), "", &error)) {
     return Status::Unavailable(error);
   }
   return Status::Ok();
+}
+
+Result<int> CrawlEnv::RunWorker(int n, const std::vector<std::string>& extra,
+                                std::chrono::seconds limit) {
+  return RunTool("crawl-worker", WorkerArgs(n, extra), worker_log(n) + ".out", worker_log(n),
+                 limit);
 }
 
 void CrawlEnv::KillWorker(int n) { workers_[n].Kill9(); }

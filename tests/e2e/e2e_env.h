@@ -48,8 +48,13 @@ class CrawlEnv {
 
   // Starts simweb and the frontier, and seeds every host's home page.
   Status Start();
-  // Starts worker number `n` (worker id "w<n>", log "worker<n>.log").
-  Status StartWorker(int n);
+  // Starts worker number `n` (worker id "w<n>", log "worker<n>.log");
+  // `extra` flags come last, so they override the usual ones.
+  Status StartWorker(int n, const std::vector<std::string>& extra = {});
+  // Runs worker `n` as StartWorker would, to completion (bounded by
+  // `limit`); its exit code.
+  Result<int> RunWorker(int n, const std::vector<std::string>& extra, std::chrono::seconds limit);
+  std::string worker_log(int n) const { return dir_ / ("worker" + std::to_string(n) + ".log"); }
   // SIGKILL of worker `n` (it gets no chance to report or close its WARC).
   void KillWorker(int n);
   // SIGTERM of every worker, waiting for a clean exit; non-OK if one failed.
@@ -77,6 +82,7 @@ class CrawlEnv {
  private:
   Status CheckAlive();
   Status Seed();
+  std::vector<std::string> WorkerArgs(int n, const std::vector<std::string>& extra) const;
 
   WebOptions options_;
   testutil::TempDir dir_;

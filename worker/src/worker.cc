@@ -8,7 +8,9 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "crawlfront/common/url.h"
 #include "worker_internal.h"
 
 namespace crawlfront {
@@ -33,6 +35,11 @@ std::string SafePrefix(std::string s) {
   return s;
 }
 
+// "1 transfer", "2 transfers".
+std::string Count(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 class Worker::Impl {
@@ -52,8 +59,14 @@ class Worker::Impl {
   void LeaseMore();
   Status HandleResults(std::chrono::milliseconds wait);
   void FlushAll();
+  void Flush(FrontierLink& link);
   void UpdateStats();
   void CountOutcome(const std::string& outcome);
+  void WarnPrivate(const std::string& url, const std::string& why);
+  Status Fatal() const;
+  void NoteStopping(const char* why);
+  void ReturnAbandoned();
+  void LogSummary() const;
   bool StopForPages() const {
     return opts_.max_pages > 0 && pages_leased_ >= opts_.max_pages;
   }
@@ -67,23 +80,19 @@ class Worker::Impl {
   size_t next_link_ = 0;  // round robin start
   worker_internal::ReportOptions report_opts_;
   Clock::time_point last_activity_ = Clock::now();
+  std::unordered_set<std::string> private_hosts_;  // warned about once each
 };
 
 Status Worker::Impl::Init() {
+  CRAWLFRONT_RETURN_IF_ERROR(ValidateWorkerOptions(opts_));
   if (opts_.id.empty()) opts_.id = DefaultId();
-  if (opts_.frontiers.empty()) return Status::InvalidArgument("no frontier address given");
-  if (opts_.reconnect_max < opts_.reconnect_min) {
-    return Status::InvalidArgument("frontier.reconnect_max is below reconnect_min");
-  }
-  RespClientOptions client_opts;
-  client_opts.timeout = opts_.frontier_timeout + opts_.lease_block;
-  client_opts.auth_token = opts_.auth_token;
-  for (const std::string& address : opts_.frontiers) {
-    std::string host;
-    uint16_t port = 0;
-    CRAWLFRONT_RETURN_IF_ERROR(worker_internal::ParseHostPort(address, &host, &port));
-    links_.emplace_back(address, client_opts, opts_.reconnect_min, opts_.reconnect_max);
-  }
+  worker_internal::FrontierLinkOptions link_opts;
+  link_opts.client.timeout = opts_.frontier_timeout + opts_.lease_block;
+  link_opts.client.auth_token = opts_.auth_token;
+  link_opts.backoff_min = opts_.reconnect_min;
+  link_opts.backoff_max = opts_.reconnect_max;
+  link_opts.user_agent = opts_.user_agent;
+  for (const std::string& address : opts_.frontiers) links_.emplace_back(address, link_opts);
   report_opts_ = {opts_.id, opts_.respect_nofollow, static_cast<size_t>(opts_.max_links),
                   opts_.default_retry_delay.count()};
   auto fetcher = Fetcher::Start(FetchOptionsOf(opts_));
@@ -110,6 +119,10 @@ void Worker::Impl::LeaseMore() {
     const int64_t free_slots = opts_.max_transfers - static_cast<int64_t>(in_flight_.size());
     if (free_slots <= 0) break;
     if (!link.EnsureConnected()) continue;
+    // Results first: re-sent after a reconnect, they must reach the
+    // frontier before a new LEASE could hand out their URLs again.
+    while (link.pending() > 0 && link.connected()) Flush(link);
+    if (!link.connected()) continue;
     int64_t count = opts_.lease_batch > 0 ? std::min<int64_t>(opts_.lease_batch, free_slots)
                                           : free_slots;
     if (opts_.max_pages > 0) count = std::min(count, opts_.max_pages - pages_leased_);
@@ -121,7 +134,10 @@ void Worker::Impl::LeaseMore() {
     if (!opts_.crawl.empty()) cmd.insert(cmd.end(), {"CRAWL", opts_.crawl});
     auto leases = link.LeaseBatch(cmd);
     if (!leases.ok()) {
-      spdlog::warn("frontier {}: {}", link.address(), leases.status().ToString());
+      // A lost connection was logged when the link dropped it.
+      if (link.connected()) {
+        spdlog::warn("frontier {}: {}", link.address(), leases.status().ToString());
+      }
       continue;
     }
     for (Lease& lease : *leases) {
@@ -161,21 +177,63 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
       if (!st.ok()) return st;  // lease expires at the frontier; refetched later
       ++stats_.warc_records;
     }
-    const std::string version = r.http_version.empty() ? "" : " HTTP/" + r.http_version;
-    spdlog::info("{} {} -> {} status {}{} {} ms, {} links", job.lease.kind, r.url, rep.outcome,
-                 r.status, version, r.total_ms, rep.links.size());
+    spdlog::info("{}", worker_internal::DescribeResult(job.lease, r, rep));
+    if (r.outcome == FetchOutcome::kDisallowed) WarnPrivate(r.url, r.error);
     CountOutcome(rep.outcome);
     if (r.http_version == "2") ++stats_.http2;
-    links_[job.link].QueueDone(std::move(rep.command));
+    links_[job.link].QueueDone(std::move(rep.command), r.url);
   }
   return Status::Ok();
 }
 
+// docs/operations.md tells operators to look for "private address".
+void Worker::Impl::WarnPrivate(const std::string& url, const std::string& why) {
+  Result<CanonicalUrl> u = Canonicalize(url);
+  const std::string host = u.ok() ? u->host : url;
+  if (private_hosts_.size() >= 10000 || !private_hosts_.insert(host).second) return;
+  spdlog::warn("host {}: not fetched, {} (fetch.allow_private_networks is false); its URLs "
+               "are reported disallowed", host, why);
+}
+
+void Worker::Impl::Flush(FrontierLink& link) {
+  const worker_internal::FlushCounts c = link.FlushDone();
+  stats_.acked += c.acked;
+  stats_.late += c.late;
+  stats_.rejected += c.rejected;
+}
+
 void Worker::Impl::FlushAll() {
   for (FrontierLink& link : links_) {
-    if (link.pending() > 0 && link.EnsureConnected()) stats_.acked += link.FlushDone();
+    if (link.pending() > 0 && link.EnsureConnected()) Flush(link);
   }
   UpdateStats();
+}
+
+// The first frontier found unusable with this configuration, or OK.
+Status Worker::Impl::Fatal() const {
+  for (const FrontierLink& link : links_) {
+    if (!link.fatal().ok()) return link.fatal();
+  }
+  return Status::Ok();
+}
+
+void Worker::Impl::NoteStopping(const char* why) {
+  spdlog::info("stopping ({}): finishing {}, grace {} ms", why,
+               Count(in_flight_.size(), "transfer"), opts_.shutdown_grace.count());
+}
+
+// Transfers still running are given back to their frontiers, which re-queue
+// them at once instead of keeping their hosts busy until lease_timeout.
+void Worker::Impl::ReturnAbandoned() {
+  std::vector<std::vector<std::string>> ids(links_.size());
+  for (const auto& [rid, job] : in_flight_) ids[job.link].push_back(job.lease.id);
+  size_t returned = 0;
+  for (size_t i = 0; i < links_.size(); ++i) {
+    returned += links_[i].ReturnLeases(opts_.id, ids[i]);
+  }
+  spdlog::warn("abandoned {}; {} returned to their frontiers to be leased again now, the "
+               "rest expire there", Count(in_flight_.size(), "transfer"), returned);
+  in_flight_.clear();
 }
 
 void Worker::Impl::UpdateStats() {
@@ -193,15 +251,25 @@ Status Worker::Impl::Run(const std::atomic<bool>& stop) {
                opts_.max_transfers);
   Status result;
   std::optional<Clock::time_point> grace_end;
+  bool page_limit_noted = false;
   for (;;) {  // each pass waits in TakeResults, LEASE BLOCK or a short sleep
+    if (stop.load() && !grace_end) {
+      grace_end = Clock::now() + opts_.shutdown_grace;
+      NoteStopping("signal; a second one exits at once");
+    }
+    if (StopForPages() && !page_limit_noted) {
+      page_limit_noted = true;
+      NoteStopping("worker.max_pages reached");
+    }
     const bool stopping = stop.load() || StopForPages();
-    if (stop.load() && !grace_end) grace_end = Clock::now() + opts_.shutdown_grace;
     if (!stopping) LeaseMore();
     const auto wait = in_flight_.empty() ? std::chrono::milliseconds(0)
                                          : std::chrono::milliseconds(50);
     result = HandleResults(wait);
     if (!result.ok()) break;
     FlushAll();
+    result = Fatal();
+    if (!result.ok()) break;  // logged by the link
     if (stopping && (in_flight_.empty() || (grace_end && Clock::now() >= *grace_end))) break;
     if (!stopping && opts_.exit_when_idle.count() > 0 && in_flight_.empty() &&
         Clock::now() - last_activity_ >= opts_.exit_when_idle) {
@@ -214,24 +282,27 @@ Status Worker::Impl::Run(const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // waiting for a reconnect
     }
   }
-  if (!in_flight_.empty()) {
-    spdlog::warn("abandoning {} transfers; their leases will expire", in_flight_.size());
-  }
   fetcher_->Shutdown();
+  if (!in_flight_.empty()) ReturnAbandoned();
   FlushAll();
   if (stats_.pending_done > 0) {
-    spdlog::warn("{} results could not be reported", stats_.pending_done.load());
+    spdlog::warn("{} could not be reported", Count(stats_.pending_done.load(), "result"));
   }
   if (warc_ != nullptr) {
     Status st = warc_->Close();
     if (result.ok()) result = st;
   }
-  spdlog::info("worker {} done: {} leases, {} fetched, {} robots, {} retry, {} failed, "
-               "{} disallowed, {} acknowledged, {} responses over HTTP/2", opts_.id,
-               stats_.leases.load(), stats_.fetched.load(), stats_.robots.load(),
-               stats_.retries.load(), stats_.failed.load(), stats_.disallowed.load(),
-               stats_.acked.load(), stats_.http2.load());
+  LogSummary();
   return result;
+}
+
+void Worker::Impl::LogSummary() const {
+  spdlog::info("worker {} done: {} leases, {} fetched, {} robots, {} retry, {} failed, "
+               "{} disallowed; {} acknowledged, {} too late, {} rejected; {} responses over "
+               "HTTP/2", opts_.id, stats_.leases.load(), stats_.fetched.load(),
+               stats_.robots.load(), stats_.retries.load(), stats_.failed.load(),
+               stats_.disallowed.load(), stats_.acked.load(), stats_.late.load(),
+               stats_.rejected.load(), stats_.http2.load());
 }
 
 Worker::Worker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

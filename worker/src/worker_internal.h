@@ -38,10 +38,16 @@ struct Report {
   std::vector<std::string> command;
   std::string outcome;
   std::vector<std::string> links;
+  int64_t retry_delay_ms = -1;  // the DELAY sent for a 429/503, else -1
 };
 
 Report BuildReport(const Lease& lease, const FetchResult& result,
                    const ReportOptions& opts);
+
+// The result's log line: "page URL -> fetched status 200 HTTP/2 12 ms, 3
+// links"; without a response it ends with the reason (": timeout: ..."), a
+// 429/503 retry with the delay, and robots leases have no link count.
+std::string DescribeResult(const Lease& lease, const FetchResult& result, const Report& report);
 
 // True for text/html and application/xhtml+xml Content-Types.
 bool IsHtml(std::string_view content_type);
@@ -55,44 +61,83 @@ WarcExchange BuildExchange(const FetchResult& result, std::vector<std::string> o
 // Splits "host:port" or "[v6]:port". InvalidArgument when malformed.
 Status ParseHostPort(std::string_view address, std::string* host, uint16_t* port);
 
+struct FrontierLinkOptions {
+  RespClientOptions client;
+  // Reconnect backoff: the first delay, doubled per failure up to the maximum.
+  std::chrono::milliseconds backoff_min{100};
+  std::chrono::milliseconds backoff_max{10000};
+  // While a frontier stays unreachable, a warning at most this often (the
+  // other failures are logged at debug).
+  std::chrono::milliseconds warn_interval = std::chrono::seconds(30);
+  // This worker's User-Agent; on each connect its robots product token must
+  // be the frontier's (INFO robots), or the link fails for good.
+  std::string user_agent;
+};
+
+// What the frontier answered to the DONEs of one FlushDone().
+struct FlushCounts {
+  size_t acked = 0;     // 1: the lease was open and is now closed
+  size_t late = 0;      // 0: the lease was unknown, expired or closed already
+  size_t rejected = 0;  // an error reply: the frontier could not read it
+};
+
 // One frontier: its connection, reconnect backoff and the DONE commands not
 // yet acknowledged. Not thread-safe (used by the worker loop only).
 class FrontierLink {
  public:
-  FrontierLink(std::string address, RespClientOptions client_options,
-               std::chrono::milliseconds backoff_min, std::chrono::milliseconds backoff_max);
+  FrontierLink(std::string address, FrontierLinkOptions options);
 
   const std::string& address() const { return address_; }
-  // Connects if disconnected and the backoff allows it; true when connected.
+  // Connects if disconnected and the backoff allows it, and checks the
+  // frontier's robots product token; true when connected.
   bool EnsureConnected();
   bool connected() const { return client_ != nullptr; }
+  // Not OK once the frontier turned out to be unusable with this
+  // configuration (InvalidArgument: robots product tokens differ); the link
+  // then never connects again.
+  const Status& fatal() const { return fatal_; }
   // When the next connect attempt is allowed.
   std::chrono::steady_clock::time_point next_attempt() const { return next_attempt_; }
-  // Sends LEASE; a network failure disconnects and returns the error.
+  // Sends LEASE; a network failure disconnects (logging it) and returns the error.
   Result<std::vector<Lease>> LeaseBatch(const std::vector<std::string>& command);
-  // Queues a DONE command until the frontier acknowledges it.
-  void QueueDone(std::vector<std::string> command) { pending_.push_back(std::move(command)); }
-  // Sends every queued DONE in one pipeline; drops those answered (integer
-  // or error reply) and returns how many. On a network failure all stay
-  // queued for the next connection (the frontier ignores duplicates).
-  size_t FlushDone();
+  // Queues a DONE command (for `url`) until the frontier answers it.
+  void QueueDone(std::vector<std::string> command, std::string url);
+  // Sends up to 512 queued DONEs in one pipeline and drops those answered.
+  // On a network failure all stay queued for the next connection (the
+  // frontier answers 0 to a duplicate).
+  FlushCounts FlushDone();
   size_t pending() const { return pending_.size(); }
+  // Gives leases back (FRONTIER.RENEW with a 1 ms deadline, so the frontier
+  // re-queues them at its next expiry check, as if they had expired); one
+  // attempt, connecting if the backoff allows. Returns how many it accepted.
+  size_t ReturnLeases(const std::string& worker_id, const std::vector<std::string>& lease_ids);
   // Connections made after the first one.
   uint64_t reconnects() const { return reconnects_; }
 
  private:
+  struct PendingDone {
+    std::vector<std::string> command;
+    std::string url;
+  };
   void Disconnect(const Status& why);
+  void NoteConnectFailure(const Status& why, std::chrono::steady_clock::time_point now);
+  // Non-OK on a network failure (disconnects) or a token mismatch (fatal_).
+  Status CheckRobotsToken();
 
   std::string address_;
   std::string host_;
   uint16_t port_ = 0;
-  RespClientOptions client_options_;
-  std::chrono::milliseconds backoff_min_, backoff_max_, backoff_;
+  FrontierLinkOptions options_;
+  std::chrono::milliseconds backoff_;
   std::chrono::steady_clock::time_point next_attempt_{};
   std::unique_ptr<RespClient> client_;
+  Status fatal_;
   uint64_t connects_ = 0;
   uint64_t reconnects_ = 0;
-  std::deque<std::vector<std::string>> pending_;
+  // The current run of failed connects: how many, since when, last warning.
+  uint64_t failures_ = 0;
+  std::chrono::steady_clock::time_point failing_since_{}, last_warn_{};
+  std::deque<PendingDone> pending_;
 };
 
 }  // namespace crawlfront::worker_internal

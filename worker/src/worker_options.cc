@@ -2,6 +2,15 @@
 
 #include "crawlfront/worker/worker.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "crawlfront/worker/robots.h"
+#include "fetcher_transfer.h"
+#include "worker_internal.h"
+
 namespace crawlfront {
 namespace {
 
@@ -50,7 +59,8 @@ void AddFetchKeys(ConfigTable<W>* t) {
          "Connections kept open for reuse; should cover the hosts being crawled.");
   t->Add("fetch.user_agent", &W::user_agent,
          "crawlfront/0.1 (+https://example.invalid/crawlfront)",
-         "User-Agent header; name the crawler and a contact URL.");
+         "User-Agent header; name the crawler and a contact URL. Its product token (the "
+         "leading name) must match the frontiers' crawl.user_agent.");
   t->Add("fetch.connect_timeout", &W::connect_timeout, seconds(10), milliseconds(1), kDay,
          "Limit on connection set-up (TCP and TLS).");
   t->Add("fetch.total_timeout", &W::total_timeout, seconds(60), milliseconds(1), kDay,
@@ -85,7 +95,7 @@ void AddOutputKeys(ConfigTable<W>* t) {
   t->Add("warc.max_file_bytes", &W::warc_max_file_bytes, int64_t{1} << 30, 1024, INT64_MAX,
          "A new file starts when the next exchange would pass this size.");
   t->Add("warc.gzip_level", &W::warc_gzip_level, 6, 0, 9,
-         "zlib level per record; 0 writes plain .warc files.");
+         "gzip compression level per record (libdeflate); 0 writes plain .warc files.");
   t->Add("warc.operator", &W::warc_operator, "", "warcinfo operator (who runs the crawl).");
   t->AddEnum("log.level", &W::log_level, "info",
              {"trace", "debug", "info", "warn", "error", "critical", "off"}, "Log level.");
@@ -105,6 +115,58 @@ const ConfigTable<WorkerOptions>& WorkerConfigTable() {
     return t;
   }();
   return *table;
+}
+
+namespace {
+
+Status CheckFetchKeys(const WorkerOptions& o) {
+  if (RobotsProductToken(o.user_agent).empty()) {
+    return Status::InvalidArgument(
+        "fetch.user_agent \"" + o.user_agent + "\" must start with the crawler's name (its "
+        "robots.txt product token: letters, '_' or '-'), e.g. \"mybot/1.0 (+https://...)\"");
+  }
+  if (o.user_agent.find_first_of("\r\n") != std::string::npos) {
+    return Status::InvalidArgument("fetch.user_agent has a line break");
+  }
+  for (const std::string& e : o.connect_to) {
+    CRAWLFRONT_RETURN_IF_ERROR(
+        fetcher_internal::CheckCurlListEntry("fetch.connect_to (--connect-to)", e, 3));
+  }
+  for (const std::string& e : o.resolve) {
+    CRAWLFRONT_RETURN_IF_ERROR(fetcher_internal::CheckCurlListEntry("fetch.resolve", e, 2));
+  }
+  // A typo fails at start-up, not as a TLS error per fetch.
+  if (!o.tls_ca_file.empty() && access(o.tls_ca_file.c_str(), R_OK) != 0) {
+    return Status::InvalidArgument("fetch.tls_ca_file: cannot read '" + o.tls_ca_file +
+                                   "': " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateWorkerOptions(const WorkerOptions& o) {
+  if (o.frontiers.empty()) {
+    return Status::InvalidArgument("frontier.addresses is empty (or give --frontier HOST:PORT)");
+  }
+  for (const std::string& address : o.frontiers) {
+    std::string host;
+    uint16_t port = 0;
+    Status st = worker_internal::ParseHostPort(address, &host, &port);
+    if (!st.ok()) return Status::InvalidArgument("frontier.addresses: " + st.message());
+  }
+  if (o.reconnect_max < o.reconnect_min) {
+    return Status::InvalidArgument(
+        "frontier.reconnect_max (" + std::to_string(o.reconnect_max.count()) +
+        " ms) is below frontier.reconnect_min (" + std::to_string(o.reconnect_min.count()) +
+        " ms)");
+  }
+  CRAWLFRONT_RETURN_IF_ERROR(CheckFetchKeys(o));
+  if (o.warc_enabled && o.warc_dir.empty()) {
+    return Status::InvalidArgument(
+        "warc.dir is empty: name a directory (--warc-dir), or set warc.enabled = false");
+  }
+  return Status::Ok();
 }
 
 FetchOptions FetchOptionsOf(const WorkerOptions& o) {

@@ -65,6 +65,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
     int64_t delay = ParseRetryAfterMs(r.Header("retry-after"), std::chrono::system_clock::now());
     if (delay < 0) delay = opts.default_retry_delay_ms;
     rep.outcome = "retry";
+    rep.retry_delay_ms = delay;
     cmd.insert(cmd.end(), {"retry", "STATUS", std::to_string(r.status), "DELAY",
                            std::to_string(delay), "REASON", "http " + std::to_string(r.status)});
     return rep;
@@ -83,6 +84,27 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
     cmd.insert(cmd.end(), rep.links.begin(), rep.links.end());
   }
   return rep;
+}
+
+std::string DescribeResult(const Lease& lease, const FetchResult& r, const Report& rep) {
+  std::string line = lease.kind + " " + r.url + " -> " + rep.outcome;
+  const bool response = r.outcome == FetchOutcome::kResponse;
+  if (response) {
+    line += " status " + std::to_string(r.status);
+    if (!r.http_version.empty()) line += " HTTP/" + r.http_version;
+  }
+  line += " " + std::to_string(r.total_ms) + " ms";
+  if (rep.retry_delay_ms >= 0) line += ", retry in " + std::to_string(rep.retry_delay_ms) + " ms";
+  if (lease.kind == "page" && rep.outcome == "fetched") {
+    line += ", " + std::to_string(rep.links.size()) + (rep.links.size() == 1 ? " link" : " links");
+  }
+  if (!response) {  // why: a private address needs no "disallowed" twice
+    const bool refused = r.outcome == FetchOutcome::kDisallowed;
+    std::string why = refused ? "" : FetchOutcomeName(r.outcome);
+    if (!r.error.empty()) why += (why.empty() ? "" : ": ") + r.error;
+    line += ": " + why;
+  }
+  return line;
 }
 
 WarcExchange BuildExchange(const FetchResult& r, std::vector<std::string> outlinks) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "crawlfront/common/url.h"
@@ -150,6 +151,57 @@ TEST(BuildReportTest, Outcomes) {
   }
 }
 
+// Each result's log line says why when nothing was fetched.
+TEST(DescribeResultTest, SaysWhy) {
+  ReportOptions opts{"w1", true, 100, 60000};
+  Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
+  Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
+  FetchResult refused_conn;
+  refused_conn.url = page.url;
+  refused_conn.outcome = FetchOutcome::kConnectError;
+  refused_conn.error = "Failed to connect to site.test port 80: Connection refused";
+  refused_conn.total_ms = 1;
+  FetchResult private_ip = refused_conn;
+  private_ip.outcome = FetchOutcome::kDisallowed;
+  private_ip.error = "private address";
+  FetchResult tls = refused_conn;
+  tls.outcome = FetchOutcome::kError;
+  tls.error = "SSL routines::wrong version number";
+  FetchResult html = Response(200, {{"content-type", "text/html"}}, "<a href=/a>a</a>");
+  html.http_version = "2";
+  FetchResult robots_txt = Response(200, {}, "User-agent: *\n");
+  robots_txt.url = robots.url;
+  robots_txt.http_version = "1.1";
+  FetchResult robots_down = refused_conn;
+  robots_down.url = robots.url;
+  FetchResult busy = Response(503, {{"retry-after", "7"}}, "");
+  busy.http_version = "1.1";
+  struct Case {
+    Lease lease;
+    FetchResult result;
+    std::string line;
+  };
+  const Case cases[] = {
+      {page, html, "page http://site.test/dir/page -> fetched status 200 HTTP/2 12 ms, 1 link"},
+      {page, busy,
+       "page http://site.test/dir/page -> retry status 503 HTTP/1.1 12 ms, retry in 7000 ms"},
+      {page, refused_conn,
+       "page http://site.test/dir/page -> retry 1 ms: connect error: Failed to connect to "
+       "site.test port 80: Connection refused"},
+      {page, private_ip, "page http://site.test/dir/page -> disallowed 1 ms: private address"},
+      {page, tls,
+       "page http://site.test/dir/page -> failed 1 ms: error: SSL routines::wrong version number"},
+      {robots, robots_txt,
+       "robots http://site.test/robots.txt -> robots status 200 HTTP/1.1 12 ms"},
+      {robots, robots_down,
+       "robots http://site.test/robots.txt -> robots 1 ms: connect error: Failed to connect to "
+       "site.test port 80: Connection refused"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(DescribeResult(c.lease, c.result, BuildReport(c.lease, c.result, opts)), c.line);
+  }
+}
+
 TEST(BuildReportTest, NofollowCanBeIgnored) {
   Lease page{"L", "http://site.test/", 0, 1, "page", "default"};
   FetchResult r = Response(200, {{"content-type", "text/html"}},
@@ -217,6 +269,39 @@ TEST(ParseHostPortTest, Forms) {
       EXPECT_EQ(host, c.host);
       EXPECT_EQ(port, c.port);
     }
+  }
+}
+
+// Checks across keys name the key (crawl-worker exits 2 on them).
+TEST(WorkerConfigTest, ValidationNamesTheKey) {
+  using Edit = std::function<void(WorkerOptions*)>;
+  const std::pair<Edit, std::string> cases[] = {
+      {[](WorkerOptions* o) { o->frontiers.clear(); }, "frontier.addresses is empty"},
+      {[](WorkerOptions* o) { o->frontiers = {"x"}; }, "frontier.addresses: "},
+      {[](WorkerOptions* o) { o->reconnect_min = std::chrono::seconds(20); },
+       "frontier.reconnect_max (10000 ms) is below frontier.reconnect_min"},
+      {[](WorkerOptions* o) { o->reconnect_max = std::chrono::milliseconds(50); },
+       "frontier.reconnect_max (50 ms) is below frontier.reconnect_min (100 ms)"},
+      {[](WorkerOptions* o) { o->user_agent = ""; }, "fetch.user_agent \"\" must start with"},
+      {[](WorkerOptions* o) { o->user_agent = "(compatible; x)"; }, "fetch.user_agent"},
+      {[](WorkerOptions* o) { o->user_agent = "bot/1\r\nX: y"; }, "fetch.user_agent has a line"},
+      {[](WorkerOptions* o) { o->connect_to = {"bad"}; }, "fetch.connect_to (--connect-to): "},
+      {[](WorkerOptions* o) { o->resolve = {"a b:1:2"}; }, "fetch.resolve: whitespace"},
+      {[](WorkerOptions* o) { o->tls_ca_file = "/nonexistent.pem"; },
+       "fetch.tls_ca_file: cannot read '/nonexistent.pem'"},
+      {[](WorkerOptions* o) { o->warc_dir = ""; }, "warc.dir is empty"},
+  };
+  EXPECT_TRUE(ValidateWorkerOptions(WorkerOptions()).ok());
+  WorkerOptions no_warc;
+  no_warc.warc_enabled = false;
+  no_warc.warc_dir = "";
+  EXPECT_TRUE(ValidateWorkerOptions(no_warc).ok());
+  for (const auto& [edit, message] : cases) {
+    WorkerOptions o;
+    edit(&o);
+    Status st = ValidateWorkerOptions(o);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << message;
+    EXPECT_NE(st.message().find(message), std::string::npos) << st.message();
   }
 }
 

@@ -88,6 +88,13 @@ struct WorkerOptions {
 // The configuration table of WorkerOptions (keys, bounds, defaults, help).
 const ConfigTable<WorkerOptions>& WorkerConfigTable();
 
+// Checks what the table's per-key bounds cannot: frontier addresses,
+// connect_to/resolve entries, reconnect_min <= reconnect_max, a user agent
+// with a robots product token, a readable tls_ca_file, a WARC directory.
+// InvalidArgument naming the key; a configuration error (exit code 2).
+// Thread-safe.
+Status ValidateWorkerOptions(const WorkerOptions& options);
+
 // The fetcher options a WorkerOptions implies.
 FetchOptions FetchOptionsOf(const WorkerOptions& options);
 
@@ -99,7 +106,9 @@ struct WorkerStats {
   std::atomic<uint64_t> retries{0};       // "retry" results
   std::atomic<uint64_t> failed{0};        // "failed" results
   std::atomic<uint64_t> disallowed{0};    // "disallowed" results
-  std::atomic<uint64_t> acked{0};         // DONE replies received
+  std::atomic<uint64_t> acked{0};         // DONEs the frontier accepted (answered 1)
+  std::atomic<uint64_t> late{0};          // answered 0: lease closed, expired or forgotten
+  std::atomic<uint64_t> rejected{0};      // answered with an error
   std::atomic<uint64_t> pending_done{0};  // results not yet acknowledged
   std::atomic<uint64_t> reconnects{0};    // successful connects after the first
   std::atomic<uint64_t> warc_records{0};  // exchanges written
@@ -119,10 +128,14 @@ class Worker {
 
   // Leases, fetches and reports until `stop` becomes true, max_pages is
   // reached or exit_when_idle elapses; then lets running transfers finish
-  // (up to shutdown_grace after a stop), sends the unacknowledged results
-  // (one more attempt per frontier) and closes the WARC file. Returns OK, or
-  // the IoError of a failed WARC write (the worker stops at once then, so
-  // nothing is reported that is missing from the archive). Call once.
+  // (up to shutdown_grace after a stop), gives the leases of those still
+  // running back to their frontiers, sends the unacknowledged results (one
+  // more attempt per frontier) and closes the WARC file. Returns OK; the
+  // IoError of a failed WARC write (the worker stops at once then, so
+  // nothing is reported that is missing from the archive); or
+  // InvalidArgument when a frontier cannot be used with this configuration
+  // (its robots.txt product token differs from fetch.user_agent's; nothing
+  // is leased from it). Call once.
   Status Run(const std::atomic<bool>& stop);
 
   const WorkerStats& stats() const;
