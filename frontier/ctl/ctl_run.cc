@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -65,6 +66,49 @@ Result<Child> Spawn(const std::string& name, const std::vector<std::string>& arg
     _exit(127);
   }
   return Child{name, pid};
+}
+
+// Runs `argv` to its end; its stdout, or an error with its exit code and
+// stderr's first line when it fails.
+Result<std::string> Capture(const std::vector<std::string>& argv) {
+  int out[2], err[2];
+  if (pipe(out) != 0) return Status::IoError("pipe failed");
+  if (pipe(err) != 0) {
+    close(out[0]);
+    close(out[1]);
+    return Status::IoError("pipe failed");
+  }
+  pid_t pid = fork();
+  if (pid < 0) return Status::IoError("fork failed");
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    dup2(err[1], STDERR_FILENO);
+    close(out[0]);
+    close(err[0]);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::perror("execv");
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  // The child writes a line or two: reading stdout to its end cannot block
+  // on a full stderr pipe.
+  auto drain = [](int fd) {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return text;
+  };
+  std::string text = drain(out[0]);
+  std::string errors = drain(err[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return text;
+  return Status::InvalidArgument(errors.substr(0, errors.find('\n')));
 }
 
 void Stop(std::vector<Child>& children) {
@@ -176,11 +220,23 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
     sim_port = (*port)[0];
   }
 
+  // The frontier picks each site's robots.txt group for the workers'
+  // product token, so it takes theirs (crawl-worker --robots-token).
+  std::vector<std::string> token_args = {(bin / "crawl-worker").string()};
+  token_args.insert(token_args.end(), o.worker_args.begin(), o.worker_args.end());
+  token_args.push_back("--robots-token");
+  auto token = Capture(token_args);
+  if (!token.ok()) return fail("crawl-worker", token.status());
+  while (!token->empty() && std::isspace(static_cast<unsigned char>(token->back()))) {
+    token->pop_back();
+  }
+
   std::vector<std::string> fargs = {
       (bin / "crawl-frontier").string(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
       "--data-dir", (work / "data").string(), "--port-file", (work / "frontier.port").string(),
       "--set", "crawl.default_delay=" + std::to_string(o.delay_ms) + "ms",
-      "--set", "crawl.max_depth=" + std::to_string(o.max_depth)};
+      "--set", "crawl.max_depth=" + std::to_string(o.max_depth),
+      "--set", "crawl.user_agent=" + *token};
   if (o.seeds.empty()) {
     fargs.insert(fargs.end(), {"--set", "crawl.allow_host_suffixes=[\".simweb.test\"]"});
   }

@@ -68,5 +68,21 @@ TEST_F(CrawlctlRunTest, ASecondRunKeepsTheFirstRunsWarcFilesUnlessFresh) {
   for (const std::string& name : after_resume) EXPECT_FALSE(after_fresh.count(name)) << name;
 }
 
+// The workers' own user agent: the frontier started by run matches robots.txt
+// groups for its product token, so the workers (which refuse a frontier
+// with another token) crawl.
+TEST_F(CrawlctlRunTest, TheFrontierTakesTheWorkersRobotsToken) {
+  auto run = Run({"--worker-arg=--set",
+                  "--worker-arg=fetch.user_agent=mybot/1.0 (+https://example.invalid/bot)"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("crawl finished"), std::string::npos) << run.out;
+  const std::string log = integ::ReadFile(work_ + "/logs/frontier.log");
+  EXPECT_NE(log.find("user_agent = \"mybot\""), std::string::npos) << log.substr(0, 4000);
+
+  auto bad = Run({"--fresh", "--worker-arg=--set", "--worker-arg=fetch.user_agent="});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("user_agent"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace crawlfront
