@@ -46,6 +46,16 @@ struct Child {
   pid_t pid = -1;
 };
 
+// In a forked child: runs argv[0] (a path) or exits 127.
+[[noreturn]] void Exec(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  std::perror("execv");
+  _exit(127);
+}
+
 // Starts `argv` with stdout+stderr appended to `log`. Returns the child.
 Result<Child> Spawn(const std::string& name, const std::vector<std::string>& argv,
                     const std::string& log) {
@@ -58,12 +68,7 @@ Result<Child> Spawn(const std::string& name, const std::vector<std::string>& arg
       dup2(fd, STDERR_FILENO);
     }
     setpgid(0, 0);  // Ctrl-C reaches crawlctl only; it stops the children
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::perror("execv");
-    _exit(127);
+    Exec(argv);
   }
   return Child{name, pid};
 }
@@ -85,12 +90,7 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
     dup2(err[1], STDERR_FILENO);
     close(out[0]);
     close(err[0]);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::perror("execv");
-    _exit(127);
+    Exec(argv);
   }
   close(out[1]);
   close(err[1]);
