@@ -386,7 +386,7 @@ TEST_F(CrawlctlTest, GlobalOptionsGoAnywhereAndHostsNameTheirCrawl) {
   EXPECT_NE(queue.out.find("http://only-c3.test/a"), std::string::npos) << queue.out << queue.err;
   auto drop = Ctl({"host", "only-c3.test", "drop", "--crawl", "c3"});
   EXPECT_EQ(drop.exit_code, 0) << drop.err;
-  EXPECT_NE(drop.out.find("2"), std::string::npos) << drop.out;
+  EXPECT_EQ(drop.out, "dropped 2 queued URLs of only-c3.test\n");
 
   auto status = Ctl({"status", "--json"});
   ASSERT_EQ(status.exit_code, 0) << status.err;

@@ -3,10 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <optional>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/worker/robots.h"
 #include "worker_internal.h"
 
@@ -118,12 +118,6 @@ std::optional<std::string> InfoField(const std::string& info, std::string_view n
     pos = end + 1;
   }
   return std::nullopt;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 }  // namespace
