@@ -68,14 +68,15 @@ CrawlCore::CrawlCore(Store* store, SeenSet* seen, const CrawlOptions& options, C
       scope_(std::move(scope)),
       pipeline_(store) {}
 
-// Writes what unacknowledged calls left pending and the host records adds
-// left unwritten, then marks the close clean, so RAM and disk agree and the
-// next open need not count the queues. A core whose Restore failed marks
-// nothing: its RAM state may be partial.
+// Writes what unacknowledged calls left pending, the leases in flight and
+// the host records adds left unwritten, then marks the close clean, so RAM
+// and disk agree and the next open need not count the queues. A core whose
+// Restore failed marks nothing: its RAM state may be partial.
 CrawlCore::~CrawlCore() {
   std::lock_guard lock(mu_);
   if (!Health().ok()) return;
   if (restored_) {
+    SaveLeases();
     for (auto& h : hosts_) {
       if (h->counts_unwritten) MarkDirty(*h);
     }
@@ -94,8 +95,9 @@ Status CrawlCore::Restore() {
   const bool clean = store_->GetMeta(kMetaClosedClean).ok() || !store_->GetMeta(kMetaSeq).ok();
   CRAWLFRONT_RETURN_IF_ERROR(RestoreMeta());
   CRAWLFRONT_RETURN_IF_ERROR(RestoreHosts());
-  CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases());
-  if (!clean) CRAWLFRONT_RETURN_IF_ERROR(RecountQueues());
+  bool recount = !clean;
+  CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases(clean, &recount));
+  if (recount) CRAWLFRONT_RETURN_IF_ERROR(RecountQueues());
   // Written before anything else: a crash from here on leaves no mark.
   pending_.Delete(store_->cf(Cf::kMeta), kMetaClosedClean);
   CRAWLFRONT_RETURN_IF_ERROR(Flush());
@@ -179,28 +181,81 @@ Status CrawlCore::RestoreHosts() {
   return FromRocks(it->status());
 }
 
-// Lease records written by older versions go back to their queues unchanged
-// (current leases never leave kQueue; see RestoreHosts). Their results
-// can no longer be accepted: the lease ids are forgotten with the RAM state.
-Status CrawlCore::RestoreLeases() {
+// Leases a clean close kept (SaveLeases) are taken back with the time they
+// had left, so their workers' results still count; their pages' entries are
+// in kQueue, counted as queued by RestoreHosts until taken back here. After
+// a crash there are none: the open deletes them, and every lease of that run
+// is queued again. Records of older versions held the only copy of their
+// item: it goes back to its queue.
+Status CrawlCore::RestoreLeases(bool clean, bool* recount) {
   rocksdb::WriteBatch& batch = pending_;
-  size_t n = 0;
+  size_t kept = 0, dropped = 0, requeued = 0;
+  const int64_t now = clock_->NowMs();
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    LeaseRecord r;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeLeaseRecord(it->value().ToStringView(), &r));
+    StoredLease r;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeStoredLease(it->value().ToStringView(), &r));
     if (it->key().size() != 10) return Status::Corruption("bad lease key");
     uint16_t part = ReadBe16(it->key().data());
+    uint64_t id = ReadBe64(it->key().data() + 2);
     batch.Delete(store_->cf(Cf::kLease), it->key());
-    ++n;
-    HostState& h = HostFor(CrawlFor(r.crawl), r.host_key, part);
-    if (r.kind == LeaseKind::kPage) Requeue(h, std::move(r.item), 0, &batch);
+    HostState& h = HostFor(CrawlFor(r.rec.crawl), r.rec.host_key, part);
+    if (r.left_ms < 0) {
+      if (r.rec.kind == LeaseKind::kPage) Requeue(h, std::move(r.rec.item), 0, &batch);
+      ++requeued;
+    } else if (clean && TakeBackLease(h, id, std::move(r), now)) {
+      ++kept;
+    } else {
+      ++dropped;
+      *recount = true;
+    }
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
-  if (n == 0) return Status::Ok();
-  spdlog::info("crawl core: re-queued {} leases of the previous run", n);
-  return Flush();
+  if (kept > 0) {
+    spdlog::info("crawl core: {} leases in flight at the last stop are open again, with "
+                 "the time they had left",
+                 kept);
+  }
+  if (dropped > 0) spdlog::warn("crawl core: {} leases of the last run are queued again", dropped);
+  if (requeued == 0) return Status::Ok();
+  spdlog::info("crawl core: re-queued {} leases of an older version", requeued);
+  return Flush();  // RecountQueues reads kQueue
+}
+
+// False if the lease's page is no longer in kQueue (the store was changed
+// behind the frontier's back): the caller counts the queues again.
+bool CrawlCore::TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now) {
+  std::string key = std::move(r.queue_key);
+  if (r.rec.kind == LeaseKind::kPage) {
+    std::string value;
+    if (key.empty() || h.rec.queued == 0 ||
+        !store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kQueue), key, &value).ok()) {
+      return false;
+    }
+    --h.rec.queued;
+    ++h.rec.leased;
+    h.leased_keys.insert(key);
+  } else {
+    h.robots_state = RobotsState::kFetching;
+  }
+  ++h.inflight;
+  const int64_t deadline = now + r.left_ms;
+  leases_.emplace(id, LeaseInFlight{std::move(r.rec), h.id, deadline, std::move(key)});
+  return true;
+}
+
+// At a clean close: every lease in flight with the time it has left (the
+// frontier's downtime is not counted against it) and its page's queue key.
+void CrawlCore::SaveLeases() {
+  if (leases_.empty()) return;
+  const int64_t now = clock_->NowMs();
+  for (const auto& [id, l] : leases_) {
+    StoredLease r{l.rec, std::max<int64_t>(l.deadline_ms - now, 0), l.queue_key};
+    pending_.Put(store_->cf(Cf::kLease), LeaseKey(hosts_[l.host]->partition, id),
+                 EncodeStoredLease(r));
+  }
+  spdlog::info("crawl core: kept {} leases in flight for the next start", leases_.size());
 }
 
 CrawlState& CrawlCore::CrawlFor(std::string_view id) {

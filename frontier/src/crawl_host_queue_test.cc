@@ -94,7 +94,7 @@ TEST_F(CrawlHostQueueTest, DropsReadyAndScheduledKeepsLeasesInFlight) {
   EXPECT_EQ(fresh[0].reason, "host budget exhausted");
 }
 
-TEST_F(CrawlHostQueueTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
+TEST_F(CrawlHostQueueTest, SurvivesRestartWithTheLeaseInFlightKept) {
   Open(DropOptions());
   AddUrls(Urls("a.test", 30));
   AddUrls(Urls("b.test", 4));
@@ -107,16 +107,16 @@ TEST_F(CrawlHostQueueTest, SurvivesRestartWithTheLeaseInFlightRequeued) {
   // The range deletion and the kept entry go to an SST file, not only the WAL.
   ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kQueue)).ok());
 
-  Reopen();  // the lease was open: its entry must come back, nothing else
+  Reopen();  // the lease is still open, its entry kept; nothing else is back
   CrawlStats after = core_->Stats("");
   EXPECT_EQ(after.urls_dropped, expect);
   EXPECT_EQ(after.urls_done, before.urls_done);
-  EXPECT_EQ(after.urls_queued, before.urls_queued + 1);
-  std::set<std::string> leased = LeaseAll();
+  EXPECT_EQ(after.urls_queued, before.urls_queued);
+  EXPECT_EQ(after.urls_inflight, 1u);
   const std::string other = host == "a.test" ? "b.test" : "a.test";
-  std::vector<std::string> want = Urls(other, other == "a.test" ? 30 : 4);
-  want.push_back(open[0].url);
-  EXPECT_EQ(leased, UrlSet(want));
+  EXPECT_EQ(LeaseAll(), UrlSet(Urls(other, other == "a.test" ? 30 : 4)));
+  EXPECT_TRUE(Done(open[0], Fetched())) << open[0].url;
+  EXPECT_EQ(core_->Stats("").urls_done, before.urls_done + 1);
 }
 
 TEST_F(CrawlHostQueueTest, DropsUncommittedAddsOfTheSameGroupCommit) {
@@ -377,8 +377,11 @@ TEST_F(CrawlHostQueueTest, DropCrawlKeepsTheLeaseInFlightAcrossARestart) {
   ASSERT_TRUE(core_->DropCrawl("c", &n).ok());
   EXPECT_EQ(n, 19u);
   ASSERT_TRUE(store_->db()->Flush(rocksdb::FlushOptions(), store_->cf(Cf::kQueue)).ok());
-  Reopen();  // the lease was open: its entry comes back, nothing else
-  EXPECT_EQ(LeaseAll("c"), UrlSet({open[0].url}));
+  Reopen();  // the lease is still open; nothing else is back
+  EXPECT_TRUE(LeaseAll("c").empty());
+  EXPECT_FALSE(core_->Finished("c"));
+  EXPECT_TRUE(Done(open[0], Fetched())) << open[0].url;
+  EXPECT_TRUE(core_->Finished("c"));
 }
 
 TEST_F(CrawlHostQueueTest, ListCrawlsShowsEachCrawlsStateAndCounters) {

@@ -1,5 +1,6 @@
-// Restarts: a clean close and a SIGKILLed process both keep queues, leases
-// (re-queued), host controls and counters.
+// Restarts: a clean close and a SIGKILLed process both keep queues, host
+// controls and counters; a clean close keeps leases in flight open, a crash
+// queues them again.
 
 #include <filesystem>
 #include <map>
@@ -70,11 +71,10 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   EXPECT_EQ(after.urls_rejected, before.urls_rejected);
   EXPECT_EQ(after.urls_robots_blocked, before.urls_robots_blocked);
   EXPECT_EQ(after.fetched_2xx, before.fetched_2xx);
-  EXPECT_EQ(after.urls_queued, before.urls_queued + 1) << "the open lease is queued again";
-  EXPECT_EQ(after.urls_inflight, 0u);
-  bool known = true;
-  ASSERT_TRUE(core_->Done("w1", open_lease[0].lease_id, Fetched(), &known).ok());
-  EXPECT_FALSE(known) << "leases of the previous run are forgotten";
+  EXPECT_EQ(after.urls_queued, before.urls_queued);
+  EXPECT_EQ(after.urls_inflight, 1u) << "the open lease is still open";
+  EXPECT_TRUE(Done(open_lease[0], Fetched())) << "its result counts";
+  leased.insert(open_lease[0].url);
   auto hosts = core_->ListHosts("default", 0);
   ASSERT_EQ(hosts.size(), 2u);
   EXPECT_EQ(hosts[0].host, "a.test");
@@ -88,9 +88,6 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   for (int i = 0; i < 200 && !core_->Finished("default"); ++i) {  // 2 s < block
     for (auto& l : LeaseN(10)) {
       EXPECT_NE(l.crawl, "c2");
-      if (l.url == open_lease[0].url) {
-        EXPECT_EQ(l.attempt, open_lease[0].attempt);
-      }
       if (l.kind == LeaseKind::kPage) {
         EXPECT_TRUE(leased.insert(l.url).second) << "leased twice: " << l.url;
         ++pages;
@@ -111,6 +108,120 @@ TEST_F(CrawlRestartTest, ReopenRestoresQueuesLeasesControlsAndCounters) {
   EXPECT_FALSE(core_->Finished("c2"));
   EXPECT_EQ(core_->Stats("default").urls_robots_blocked, 11u);  // /4, /40../49
   EXPECT_EQ(core_->Stats("default").urls_done, 51u);
+}
+
+// A clean close keeps the leases in flight: after the restart they hold
+// their host (max_inflight_per_host, robots.txt first), take their results,
+// renew, and expire after the time they had left at the close; the
+// downtime does not count against them.
+TEST_F(CrawlRestartTest, CleanRestartKeepsLeasesWithTheTimeTheyHadLeft) {
+  Open(TestOptions());  // lease_timeout 10 s, delay 100 ms
+  AddUrls({"http://a.test/1", "http://a.test/2", "http://b.test/1", "http://c.test/1"});
+  std::vector<LeasedUrl> robots = LeaseN(3);
+  ASSERT_EQ(robots.size(), 3u);
+  for (auto& l : robots) ASSERT_EQ(l.kind, LeaseKind::kRobots) << l.url;
+  EXPECT_TRUE(Done(robots[0], RobotsBody("")));
+  EXPECT_TRUE(Done(robots[1], RobotsBody("")));
+  const LeasedUrl open_robots = robots[2];
+  clock_.Advance(100);
+  std::vector<LeasedUrl> pages = LeaseN(3);
+  ASSERT_EQ(pages.size(), 2u) << "the third host waits for its robots.txt";
+  clock_.Advance(4'000);  // 6 s left on the pages, 5.9 s on robots.txt
+
+  Close();
+  clock_.Advance(60'000);  // the frontier is down for a minute
+  Open(TestOptions());
+  EXPECT_EQ(core_->Stats("").urls_inflight, 2u);
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u);
+  EXPECT_TRUE(LeaseN(10).empty()) << "every host has a lease open";
+  EXPECT_TRUE(Done(pages[0], Fetched())) << pages[0].url;
+  EXPECT_TRUE(Done(open_robots, RobotsBody(""))) << open_robots.url;
+  bool known = false;
+  ASSERT_TRUE(core_->Renew("w1", pages[1].lease_id, 0, &known).ok());
+  EXPECT_TRUE(known) << pages[1].url;
+  EXPECT_FALSE(Done(pages[1], Fetched(), "w2")) << "another worker's lease";
+  EXPECT_EQ(core_->Stats("").urls_done, 1u);
+
+  const int64_t renewed_at = clock_.NowMs();
+
+  // The other two pages come out once, with new ids; the renewed one not.
+  std::set<std::string> rest;
+  for (int i = 0; i < 20; ++i) {
+    clock_.Advance(200);
+    for (const LeasedUrl& l : LeaseN(10)) {
+      EXPECT_EQ(l.kind, LeaseKind::kPage) << l.url;
+      EXPECT_NE(l.lease_id, pages[0].lease_id);
+      EXPECT_NE(l.lease_id, pages[1].lease_id);
+      EXPECT_NE(l.url, pages[1].url) << "still leased";
+      EXPECT_TRUE(rest.insert(l.url).second) << "leased twice: " << l.url;
+      EXPECT_TRUE(Done(l, Fetched()));
+    }
+  }
+  EXPECT_EQ(rest.size(), 2u);
+  // The renewed lease expires lease_timeout after its renewal.
+  size_t expired = 0;
+  clock_.Set(renewed_at + 10'000);
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 0u);
+  clock_.Advance(1);
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 1u);
+  std::vector<LeasedUrl> again = LeaseN(10);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].url, pages[1].url);
+  EXPECT_EQ(again[0].attempt, 2u);
+  EXPECT_TRUE(Done(again[0], Fetched()));
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+// Left unrenewed, a kept lease expires when the time it had left at the
+// close is over, counted from the reopen.
+TEST_F(CrawlRestartTest, KeptLeaseExpiresAfterTheTimeItHadLeft) {
+  Open(NoRobotsOptions());  // lease_timeout 10 s
+  AddUrls({"http://a.test/1"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  clock_.Advance(7'000);
+  Close();
+  clock_.Advance(3'600'000);
+  Open(options_);
+  size_t expired = 0;
+  clock_.Advance(2'999);
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 0u);
+  EXPECT_TRUE(LeaseN(1).empty());
+  clock_.Advance(2);
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 1u);
+  auto again = LeaseN(1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt, 2u);
+  EXPECT_FALSE(Done(l[0], Fetched())) << "expired";
+  EXPECT_TRUE(Done(again[0], Fetched()));
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+// A crash keeps no lease: the next open queues the page again, with its
+// attempt unchanged, and the old lease id is unknown.
+TEST_F(CrawlRestartTest, CrashQueuesLeasesAgain) {
+  std::string lease_id;
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+    Open(NoRobotsOptions());
+    AddUrls({"http://a.test/1"});
+    auto l = LeaseN(1);
+    if (l.size() != 1) child.Exit(4);
+    if (!AddDurably("http://b.test/1")) child.Exit(5);
+    child.Exit(0);
+  });
+  ASSERT_EQ(code, 0);
+  Open(NoRobotsOptions());
+  EXPECT_EQ(core_->Stats("").urls_inflight, 0u);
+  auto again = LeaseN(10);
+  ASSERT_EQ(again.size(), 2u);
+  for (const LeasedUrl& l : again) EXPECT_EQ(l.attempt, 1u) << l.url;
+  bool known = true;
+  ASSERT_TRUE(core_->Done("w1", "L0000000000000001", Fetched(), &known).ok());
+  EXPECT_FALSE(known);
 }
 
 // Sum of the queue counts in the host records on disk.

@@ -239,25 +239,44 @@ std::string LeaseKey(uint16_t partition, uint64_t id) {
   return k;
 }
 
-std::string EncodeLeaseRecord(const LeaseRecord& r) {
+// Records of older versions have the bare kind in the first byte; current
+// ones add kLeaseKept and carry left_ms and queue_key before the item.
+namespace {
+constexpr uint8_t kLeaseKept = 0x80;
+}  // namespace
+
+std::string EncodeStoredLease(const StoredLease& s) {
+  const LeaseRecord& r = s.rec;
   std::string v;
-  v.push_back(static_cast<char>(r.kind));
+  const bool kept = s.left_ms >= 0;
+  v.push_back(static_cast<char>(static_cast<uint8_t>(r.kind) | (kept ? kLeaseKept : 0)));
   PutStr(&v, r.crawl);
   PutStr(&v, r.host_key);
   PutStr(&v, r.worker);
   AppendBe64(&v, static_cast<uint64_t>(r.start_ms));
+  if (kept) {
+    AppendBe64(&v, static_cast<uint64_t>(s.left_ms));
+    PutStr(&v, s.queue_key);
+  }
   v.append(EncodeItem(r.item));
   return v;
 }
 
-Status DecodeLeaseRecord(std::string_view bytes, LeaseRecord* r) {
+Status DecodeStoredLease(std::string_view bytes, StoredLease* s) {
+  LeaseRecord* r = &s->rec;
   Reader rd(bytes);
   uint8_t kind;
-  if (!rd.Byte(&kind) || kind > 1 || !rd.Str(&r->crawl) || !rd.Str(&r->host_key) ||
-      !rd.Str(&r->worker) || !rd.I64(&r->start_ms) || !ReadItem(rd, &r->item) || !rd.empty()) {
+  if (!rd.Byte(&kind) || (kind & ~kLeaseKept) > 1 || !rd.Str(&r->crawl) ||
+      !rd.Str(&r->host_key) || !rd.Str(&r->worker) || !rd.I64(&r->start_ms)) {
     return Status::Corruption("bad lease record");
   }
-  r->kind = static_cast<LeaseKind>(kind);
+  s->left_ms = -1;
+  s->queue_key.clear();
+  if ((kind & kLeaseKept) && (!rd.I64(&s->left_ms) || s->left_ms < 0 || !rd.Str(&s->queue_key))) {
+    return Status::Corruption("bad lease record");
+  }
+  if (!ReadItem(rd, &r->item) || !rd.empty()) return Status::Corruption("bad lease record");
+  r->kind = static_cast<LeaseKind>(kind & ~kLeaseKept);
   return Status::Ok();
 }
 

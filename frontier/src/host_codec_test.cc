@@ -11,9 +11,10 @@ namespace {
 TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   QueueItem item{"http://a.test/x", "http://a.test/", 3, 2, -7, 42, 1234};
   LeaseRecord lr{LeaseKind::kRobots, "c2", "a.test", "worker-1", 99, item};
-  std::string enc = EncodeLeaseRecord(lr);
-  LeaseRecord back;
-  ASSERT_TRUE(DecodeLeaseRecord(enc, &back).ok());
+  std::string enc = EncodeStoredLease(StoredLease{lr, -1, {}});
+  StoredLease stored;
+  ASSERT_TRUE(DecodeStoredLease(enc, &stored).ok());
+  const LeaseRecord& back = stored.rec;
   EXPECT_EQ(back.kind, lr.kind);
   EXPECT_EQ(back.crawl, "c2");
   EXPECT_EQ(back.worker, "worker-1");
@@ -21,7 +22,7 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   EXPECT_EQ(back.item.priority, -7);
   EXPECT_EQ(back.item.due_ms, 1234);
   for (size_t cut = 0; cut < enc.size(); ++cut) {
-    EXPECT_FALSE(DecodeLeaseRecord(enc.substr(0, cut), &back).ok()) << cut;
+    EXPECT_FALSE(DecodeStoredLease(enc.substr(0, cut), &stored).ok()) << cut;
   }
   HostRecord h;
   h.delay_override_ms = 5;
@@ -50,6 +51,32 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   EXPECT_EQ(rb.state, RobotsState::kError);
   EXPECT_EQ(rb.rules, "rules");
   EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + EncodeRobotsRecord(rr).substr(1), &rb).ok());
+}
+
+// A lease kept by a clean close carries its time left and queue key; a
+// record of an older version reads with left_ms -1.
+TEST(HostCodecTest, KeptLeaseRecordsRoundTripAndOldOnesReadAsNotKept) {
+  QueueItem item{"http://a.test/x", "", 1, 3, 2, 9, 0};
+  LeaseRecord rec{LeaseKind::kPage, "default", "a.test", "w1", 1'700'000'000'000, item};
+  const StoredLease kept{rec, 12'345, std::string("\0\x01key", 6)};
+  const std::string enc = EncodeStoredLease(kept);
+  StoredLease back;
+  ASSERT_TRUE(DecodeStoredLease(enc, &back).ok());
+  EXPECT_EQ(back.rec.kind, LeaseKind::kPage);
+  EXPECT_EQ(back.left_ms, 12'345);
+  EXPECT_EQ(back.queue_key, kept.queue_key);
+  EXPECT_EQ(back.rec.start_ms, rec.start_ms);
+  EXPECT_EQ(back.rec.item.attempt, 3u);
+  for (size_t cut = 0; cut < enc.size(); ++cut) {
+    EXPECT_FALSE(DecodeStoredLease(enc.substr(0, cut), &back).ok()) << cut;
+  }
+  ASSERT_TRUE(DecodeStoredLease(EncodeStoredLease(StoredLease{rec, -1, {}}), &back).ok());
+  EXPECT_EQ(back.left_ms, -1);
+  EXPECT_TRUE(back.queue_key.empty());
+  EXPECT_EQ(back.rec.item.url, item.url);
+  std::string bad_kind = enc;
+  bad_kind[0] = static_cast<char>(0x82);
+  EXPECT_FALSE(DecodeStoredLease(bad_kind, &back).ok());
 }
 
 // A RAM head orders as its RocksDB key does, and the key comes back whole

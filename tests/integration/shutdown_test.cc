@@ -1,6 +1,6 @@
 // Graceful shutdown of the real daemon: SIGTERM makes crawl-frontier stop
 // serving, write its seen-set snapshot and exit 0 within the grace period;
-// a restart finds what was added.
+// a restart finds what was added, and the leases in flight still open.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -49,6 +49,59 @@ TEST(ShutdownTest, SigtermSnapshotsAndExitsZero) {
   for (const auto& url : urls)
     EXPECT_EQ(integ::Call(*c, {"FRONTIER.SEEN", url}).integer, 1);
   EXPECT_EQ(integ::InfoField(*c, "urls_seen"), static_cast<int64_t>(urls.size()));
+}
+
+
+// Leases in flight at a SIGTERM are open again after the restart: their
+// results count (DONE 1), RENEW works, and their URLs are not leased twice.
+TEST(ShutdownTest, LeasesInFlightStayOpenAcrossARestart) {
+  TempDir dir;
+  Daemon frontier;
+  std::string err;
+  const std::vector<std::string> opts = {"--set", "crawl.respect_robots=false", "--set",
+                                         "crawl.default_delay=0ms", "--set",
+                                         "crawl.lease_timeout=10m"};
+  ASSERT_TRUE(testutil::StartFrontier(&frontier, dir, dir / "data", opts, &err)) << err;
+  std::vector<std::string> ids, leased;
+  {
+    auto c = integ::ConnectTo(frontier.Port("resp"));
+    ASSERT_TRUE(c);
+    RespValue added = integ::Call(*c, {"FRONTIER.ADD", "http://k1.test/a", "http://k2.test/a",
+                                       "http://k3.test/a"});
+    ASSERT_EQ(added.elements.size(), 3u) << added.ToDebugString();
+    RespValue r = integ::Call(*c, {"FRONTIER.LEASE", "w7", "2"});
+    ASSERT_EQ(r.elements.size(), 2u) << r.ToDebugString();
+    for (const RespValue& l : r.elements) {
+      ids.push_back(l.elements[0].str);
+      leased.push_back(l.elements[1].str);
+    }
+    int status = frontier.Stop(std::chrono::seconds(30));
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << status << ":\n" << testutil::Tail(frontier.log());
+  }
+  EXPECT_NE(integ::ReadFile(frontier.log()).find("kept 2 leases in flight for the next start"),
+            std::string::npos)
+      << testutil::Tail(frontier.log());
+
+  ASSERT_TRUE(testutil::StartFrontier(&frontier, dir, dir / "data", opts, &err)) << err;
+  auto c = integ::ConnectTo(frontier.Port("resp"));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(integ::InfoField(*c, "urls_inflight"), 2);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 1);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.RENEW", "w7", ids[1]}).integer, 1);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w8", ids[0], "fetched", "STATUS", "200"}).integer,
+            0)
+      << "another worker's lease";
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w7", ids[0], "fetched", "STATUS", "200"}).integer,
+            1);
+  RespValue rest = integ::Call(*c, {"FRONTIER.LEASE", "w7", "10"});
+  ASSERT_EQ(rest.elements.size(), 1u) << rest.ToDebugString();
+  const std::string url = rest.elements[0].elements[1].str;
+  EXPECT_NE(url, leased[0]);
+  EXPECT_NE(url, leased[1]);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w7", ids[1], "fetched", "STATUS", "200"}).integer,
+            1);
+  EXPECT_EQ(integ::InfoField(*c, "urls_done"), 2);
 }
 
 }  // namespace

@@ -100,8 +100,8 @@ TEST_F(WorkerTest, ResultsAreResentAfterFrontierRestart) {
   EXPECT_EQ(frontier_.done["S1"][2], "200");
 }
 
-// A frontier restart forgets open leases (docs/worker.md): the re-sent DONE
-// is answered 0. It must still go out before the next LEASE, and count as
+// A frontier that crashed forgets open leases (docs/worker.md): the re-sent
+// DONE is answered 0. It must still go out before the next LEASE, and count as
 // late, not acknowledged.
 TEST_F(WorkerTest, ResultsAreResentBeforeLeasingAgainAndLateOnesCounted) {
   frontier_.Add("S1", "http://site.test/slow", "page");

@@ -177,10 +177,11 @@ struct CrawlState {
 
 class CrawlCore {
  public:
-  // Restores hosts, counters, controls and robots rules from `store`; leases
-  // that were in flight when the process stopped go back to their queues
-  // with their attempt unchanged (the fetch result never arrived; it was not
-  // the URL's fault). Logs progress. `store`, `seen` and `clock` must outlive
+  // Restores hosts, counters, controls and robots rules from `store`. Leases
+  // in flight at a clean close are open again with the time they had left;
+  // after a crash they go back to their queues with their attempt unchanged
+  // (the fetch result never arrived; it was not the URL's fault). Logs
+  // progress. `store`, `seen` and `clock` must outlive
   // the core. Fails with InvalidArgument on bad options (e.g. a regex) and
   // Corruption/IoError on unreadable state.
   static Result<std::unique_ptr<CrawlCore>> Open(Store* store, SeenSet* seen,
@@ -339,7 +340,9 @@ class CrawlCore {
   // crawl.cc: state, restore, persistence helpers.
   Status Restore();
   Status RestoreHosts();
-  Status RestoreLeases();
+  Status RestoreLeases(bool clean, bool* recount);
+  bool TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now);
+  void SaveLeases();
   Status RestoreMeta();
   Status RecountQueues();
   CrawlState& CrawlFor(std::string_view id);

@@ -9,8 +9,9 @@
 //   kQueue  prefix 0x01 | be64 due_ms | be64 seq
 //             -> QueueItem          (scheduled: retries and recrawls)
 //   kHost   prefix 'H' -> HostRecord;  prefix 'R' -> RobotsRecord
-//   kLease  be16 partition | be64 lease id -> LeaseRecord (older versions;
-//           read at open only: leased entries now stay in kQueue)
+//   kLease  be16 partition | be64 lease id -> LeaseRecord: the leases in
+//           flight at a clean close, taken back and deleted by the next open
+//           (their pages' entries stay in kQueue meanwhile)
 
 #include <cstdint>
 #include <functional>
@@ -116,7 +117,7 @@ struct RobotsRecord {
 std::string EncodeRobotsRecord(const RobotsRecord& r);
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
 
-// A lease in flight (RAM; older versions stored it in kLease): the item plus
+// A lease in flight (RAM; written to kLease by a clean close): the item plus
 // where it came from.
 struct LeaseRecord {
   LeaseKind kind = LeaseKind::kPage;
@@ -126,9 +127,17 @@ struct LeaseRecord {
   int64_t start_ms = 0;
   QueueItem item;
 };
+// A kLease value: a lease kept by a clean close, with the time it had left
+// and its page's kQueue key (empty for robots.txt). left_ms < 0 marks a
+// record of an older version, which held the only copy of its item.
+struct StoredLease {
+  LeaseRecord rec;
+  int64_t left_ms = -1;
+  std::string queue_key;
+};
 std::string LeaseKey(uint16_t partition, uint64_t id);
-std::string EncodeLeaseRecord(const LeaseRecord& r);
-Status DecodeLeaseRecord(std::string_view bytes, LeaseRecord* r);
+std::string EncodeStoredLease(const StoredLease& s);
+Status DecodeStoredLease(std::string_view bytes, StoredLease* s);
 
 // Fixed lists of integers (counters); decoding tolerates fewer values than
 // asked for (newer fields stay zero) so records can grow.
