@@ -640,6 +640,15 @@ std::string TableCore::HelpText(const std::vector<FlagAlias>& aliases) const {
   return out;
 }
 
+Status TableCore::CheckValues(const void* opts) const {
+  CRAWLFRONT_RETURN_IF_ERROR(definition_error_);
+  for (const Entry& e : entries_) {
+    Status st = Validate(e, e.load(opts));
+    if (!st.ok()) return Status::InvalidArgument(e.key + ": " + st.message());
+  }
+  return Status::Ok();
+}
+
 std::string TableCore::Dump(const void* opts) const {
   // Sections in order of first appearance; top-level keys must precede them.
   std::vector<std::string> sections = {""};

@@ -54,6 +54,29 @@ class ConfigTest : public ::testing::Test {
 
 TEST_F(ConfigTest, TableIsWellFormed) { EXPECT_TRUE(table_.definition_error().ok()); }
 
+// Options built in code are checked like loaded ones: bounds and rules.
+TEST_F(ConfigTest, CheckValuesAppliesBoundsAndRulesToBuiltOptions) {
+  table_.Check("crawl.seeds", [](const config_internal::Value& v) -> std::string {
+    for (const std::string& s : std::get<std::vector<std::string>>(v)) {
+      if (s.rfind("http://", 0) != 0) return "http:// URLs";
+    }
+    return "";
+  });
+  EXPECT_TRUE(table_.CheckValues(opts_).ok());
+  ExampleOpts o = opts_;
+  o.port = 0;
+  Status st = table_.CheckValues(o);
+  EXPECT_EQ(st.message(), "server.port: expected integer in [1, 65535], got 0");
+  o = opts_;
+  o.seeds = {"http://a/", "ftp://b/"};
+  st = table_.CheckValues(o);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(st.message().rfind("crawl.seeds: expected http:// URLs, got ", 0), 0u)
+      << st.message();
+  o = opts_;
+  EXPECT_FALSE(table_.ApplyOverride("crawl.seeds=ftp://x/", &o).ok()) << "rules apply to loads";
+}
+
 TEST_F(ConfigTest, DefaultsComeFromTheTable) {
   EXPECT_EQ(opts_.name, "node-a");
   EXPECT_EQ(opts_.listen, "127.0.0.1");

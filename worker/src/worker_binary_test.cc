@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "worker_test_util.h"
 
@@ -29,13 +30,18 @@ TEST_F(WorkerTest, BinaryRejectsBadCommandLinesAndConfiguration) {
       {{"--frontier", "127.0.0.1:1", "foo"}, "unexpected argument 'foo'"},
       {{"--set", "frontier.reconnect_min=5s", "--set", "frontier.reconnect_max=1s"},
        "frontier.reconnect_max (1000 ms) is below frontier.reconnect_min (5000 ms)"},
-      {{"--set", "fetch.resolve=[\"bad\"]"}, "fetch.resolve: 'bad' needs at least 2"},
-      {{"--connect-to", "bad"}, "fetch.connect_to (--connect-to): 'bad' needs at least 3"},
+      {{"--set", "fetch.resolve=[\"bad\"]"},
+       "key 'fetch.resolve': expected HOST:PORT:ADDRESS entries ('bad' needs at least 2"},
+      {{"--connect-to", "bad"},
+       "key 'fetch.connect_to': expected HOST:PORT:CONNECT-HOST:CONNECT-PORT entries ('bad' "
+       "needs at least 3"},
       {{"--set", "warc.dir="}, "warc.dir is empty"},
       {{"--set", "fetch.tls_ca_file=/nonexistent.pem"},
-       "fetch.tls_ca_file: cannot read '/nonexistent.pem'"},
-      {{"--set", "fetch.user_agent="}, "fetch.user_agent \"\" must start with"},
-      {{"--frontier", "no-port"}, "frontier.addresses: frontier address 'no-port'"},
+       "key 'fetch.tls_ca_file': expected a readable file or \"\" (No such file or directory), "
+       "got \"/nonexistent.pem\""},
+      {{"--set", "fetch.user_agent="}, "key 'fetch.user_agent': expected the crawler's name"},
+      {{"--frontier", "no-port"},
+       "key 'frontier.addresses': expected host:port entries (frontier address 'no-port'"},
   };
   int n = 0;
   for (const Case& c : cases) {
@@ -51,6 +57,24 @@ TEST_F(WorkerTest, BinaryRejectsBadCommandLinesAndConfiguration) {
         << c.message << "\n" << ReadFile(out);
   }
   EXPECT_FALSE(fs::exists(dir_ / "warc"));
+}
+
+// The same rules hold in a config file, and the error names its line.
+TEST_F(WorkerTest, BinaryNamesTheConfigLineOfABadValue) {
+  const fs::path config = dir_ / "worker.toml";
+  {
+    std::ofstream f(config);
+    f << "[fetch]\nmax_transfers = 4\nuser_agent = \"(compatible; nobody)\"\n";
+  }
+  const std::string out = (dir_ / "out").string();
+  const pid_t pid = SpawnWorker({"--config", config.string(), "--frontier",
+                                 "127.0.0.1:" + std::to_string(ClosedPort())},
+                                out);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(10)), 2);
+  const std::string text = ReadFile(out);
+  EXPECT_NE(text.find("worker.toml:3"), std::string::npos) << text;
+  EXPECT_NE(text.find("expected the crawler's name first"), std::string::npos) << text;
 }
 
 std::vector<std::string> SiteArgs(uint16_t frontier, uint16_t site, const fs::path& dir) {

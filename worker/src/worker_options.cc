@@ -20,6 +20,46 @@ using W = WorkerOptions;
 
 constexpr milliseconds kDay = std::chrono::hours(24);
 
+using config_internal::Value;
+
+// Rules beyond type and bounds (ConfigTable::Check): each returns what was
+// expected, or "" for a good value.
+std::string FrontierAddressesRule(const Value& v) {
+  const auto& list = std::get<std::vector<std::string>>(v);
+  if (list.empty()) return "at least one host:port (or give --frontier HOST:PORT)";
+  for (const std::string& address : list) {
+    std::string host;
+    uint16_t port = 0;
+    Status st = worker_internal::ParseHostPort(address, &host, &port);
+    if (!st.ok()) return "host:port entries (" + st.message() + ")";
+  }
+  return "";
+}
+
+std::string UserAgentRule(const Value& v) {
+  const auto& agent = std::get<std::string>(v);
+  if (agent.find_first_of("\r\n") != std::string::npos) return "one line";
+  if (!RobotsProductToken(agent).empty()) return "";
+  return "the crawler's name first (its robots.txt product token: letters, '_' or '-'), "
+         "e.g. \"mybot/1.0 (+https://...)\"";
+}
+
+// curl list entries: no blanks, at least `colons` ':' separators.
+std::string CurlListRule(const Value& v, const char* form, int colons) {
+  for (const std::string& e : std::get<std::vector<std::string>>(v)) {
+    Status st = fetcher_internal::CheckCurlListEntry("", e, colons);
+    if (!st.ok()) return std::string(form) + " entries (" + st.message().substr(2) + ")";
+  }
+  return "";
+}
+
+// A typo fails at start-up, not as a TLS error per fetch.
+std::string ReadableFileRule(const Value& v) {
+  const auto& path = std::get<std::string>(v);
+  if (path.empty() || access(path.c_str(), R_OK) == 0) return "";
+  return std::string("a readable file or \"\" (") + std::strerror(errno) + ")";
+}
+
 void AddWorkerKeys(ConfigTable<W>* t) {
   t->Add("worker.id", &W::id, "",
          "Identity sent with LEASE/DONE; empty means <hostname>-<pid>.");
@@ -34,6 +74,7 @@ void AddWorkerKeys(ConfigTable<W>* t) {
 void AddFrontierKeys(ConfigTable<W>* t) {
   t->Add("frontier.addresses", &W::frontiers, {"127.0.0.1:6380"},
          "Frontiers to lease from, as host:port; the worker leases from each.");
+  t->Check("frontier.addresses", FrontierAddressesRule);
   t->Add("frontier.auth_token", &W::auth_token, "",
          "Token sent with AUTH after connecting; empty sends no AUTH.");
   t->Add("frontier.timeout", &W::frontier_timeout, seconds(5), milliseconds(100), kDay,
@@ -61,6 +102,7 @@ void AddFetchKeys(ConfigTable<W>* t) {
          "crawlfront/0.1 (+https://example.invalid/crawlfront)",
          "User-Agent header; name the crawler and a contact URL. Its product token (the "
          "leading name) must match the frontiers' crawl.user_agent.");
+  t->Check("fetch.user_agent", UserAgentRule);
   t->Add("fetch.connect_timeout", &W::connect_timeout, seconds(10), milliseconds(1), kDay,
          "Limit on connection set-up (TCP and TLS).");
   t->Add("fetch.total_timeout", &W::total_timeout, seconds(60), milliseconds(1), kDay,
@@ -74,12 +116,17 @@ void AddFetchKeys(ConfigTable<W>* t) {
   t->Add("fetch.connect_to", &W::connect_to, {},
          "curl CONNECT_TO entries HOST:PORT:CONNECT-HOST:CONNECT-PORT (\"::127.0.0.1:8080\" "
          "sends everything to 127.0.0.1:8080).");
+  t->Check("fetch.connect_to", [](const Value& v) {
+    return CurlListRule(v, "HOST:PORT:CONNECT-HOST:CONNECT-PORT", 3);
+  });
   t->Add("fetch.resolve", &W::resolve, {}, "curl RESOLVE entries HOST:PORT:ADDRESS.");
+  t->Check("fetch.resolve", [](const Value& v) { return CurlListRule(v, "HOST:PORT:ADDRESS", 2); });
   t->Add("fetch.allow_private_networks", &W::allow_private_networks, false,
          "Allow loopback, private and link-local targets (tests and demos only).");
   t->Add("fetch.tls_ca_file", &W::tls_ca_file, "",
          "PEM file of CA certificates trusted for https instead of the system store; "
          "empty = system store.");
+  t->Check("fetch.tls_ca_file", ReadableFileRule);
   t->Add("fetch.default_retry_delay", &W::default_retry_delay, seconds(60), milliseconds(0),
          kDay, "Retry delay reported for 429/503 without a usable Retry-After.");
 }
@@ -117,51 +164,16 @@ const ConfigTable<WorkerOptions>& WorkerConfigTable() {
   return *table;
 }
 
-namespace {
-
-Status CheckFetchKeys(const WorkerOptions& o) {
-  if (RobotsProductToken(o.user_agent).empty()) {
-    return Status::InvalidArgument(
-        "fetch.user_agent \"" + o.user_agent + "\" must start with the crawler's name (its "
-        "robots.txt product token: letters, '_' or '-'), e.g. \"mybot/1.0 (+https://...)\"");
-  }
-  if (o.user_agent.find_first_of("\r\n") != std::string::npos) {
-    return Status::InvalidArgument("fetch.user_agent has a line break");
-  }
-  for (const std::string& e : o.connect_to) {
-    CRAWLFRONT_RETURN_IF_ERROR(
-        fetcher_internal::CheckCurlListEntry("fetch.connect_to (--connect-to)", e, 3));
-  }
-  for (const std::string& e : o.resolve) {
-    CRAWLFRONT_RETURN_IF_ERROR(fetcher_internal::CheckCurlListEntry("fetch.resolve", e, 2));
-  }
-  // A typo fails at start-up, not as a TLS error per fetch.
-  if (!o.tls_ca_file.empty() && access(o.tls_ca_file.c_str(), R_OK) != 0) {
-    return Status::InvalidArgument("fetch.tls_ca_file: cannot read '" + o.tls_ca_file +
-                                   "': " + std::strerror(errno));
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
+// Single keys are checked by the table's rules (with file:line when loaded
+// from a file); what is left here spans keys.
 Status ValidateWorkerOptions(const WorkerOptions& o) {
-  if (o.frontiers.empty()) {
-    return Status::InvalidArgument("frontier.addresses is empty (or give --frontier HOST:PORT)");
-  }
-  for (const std::string& address : o.frontiers) {
-    std::string host;
-    uint16_t port = 0;
-    Status st = worker_internal::ParseHostPort(address, &host, &port);
-    if (!st.ok()) return Status::InvalidArgument("frontier.addresses: " + st.message());
-  }
+  CRAWLFRONT_RETURN_IF_ERROR(WorkerConfigTable().CheckValues(o));
   if (o.reconnect_max < o.reconnect_min) {
     return Status::InvalidArgument(
         "frontier.reconnect_max (" + std::to_string(o.reconnect_max.count()) +
         " ms) is below frontier.reconnect_min (" + std::to_string(o.reconnect_min.count()) +
         " ms)");
   }
-  CRAWLFRONT_RETURN_IF_ERROR(CheckFetchKeys(o));
   if (o.warc_enabled && o.warc_dir.empty()) {
     return Status::InvalidArgument(
         "warc.dir is empty: name a directory (--warc-dir), or set warc.enabled = false");

@@ -272,23 +272,35 @@ TEST(ParseHostPortTest, Forms) {
   }
 }
 
-// Checks across keys name the key (crawl-worker exits 2 on them).
+// Checks of options built in code name the key (crawl-worker exits 2 on
+// them); single keys by the table's rules, which loads apply too.
 TEST(WorkerConfigTest, ValidationNamesTheKey) {
   using Edit = std::function<void(WorkerOptions*)>;
   const std::pair<Edit, std::string> cases[] = {
-      {[](WorkerOptions* o) { o->frontiers.clear(); }, "frontier.addresses is empty"},
-      {[](WorkerOptions* o) { o->frontiers = {"x"}; }, "frontier.addresses: "},
+      {[](WorkerOptions* o) { o->frontiers.clear(); },
+       "frontier.addresses: expected at least one host:port (or give --frontier HOST:PORT), "
+       "got []"},
+      {[](WorkerOptions* o) { o->frontiers = {"x"}; },
+       "frontier.addresses: expected host:port entries ("},
       {[](WorkerOptions* o) { o->reconnect_min = std::chrono::seconds(20); },
        "frontier.reconnect_max (10000 ms) is below frontier.reconnect_min"},
       {[](WorkerOptions* o) { o->reconnect_max = std::chrono::milliseconds(50); },
        "frontier.reconnect_max (50 ms) is below frontier.reconnect_min (100 ms)"},
-      {[](WorkerOptions* o) { o->user_agent = ""; }, "fetch.user_agent \"\" must start with"},
-      {[](WorkerOptions* o) { o->user_agent = "(compatible; x)"; }, "fetch.user_agent"},
-      {[](WorkerOptions* o) { o->user_agent = "bot/1\r\nX: y"; }, "fetch.user_agent has a line"},
-      {[](WorkerOptions* o) { o->connect_to = {"bad"}; }, "fetch.connect_to (--connect-to): "},
-      {[](WorkerOptions* o) { o->resolve = {"a b:1:2"}; }, "fetch.resolve: whitespace"},
+      {[](WorkerOptions* o) { o->user_agent = ""; },
+       "fetch.user_agent: expected the crawler's name first"},
+      {[](WorkerOptions* o) { o->user_agent = "(compatible; x)"; },
+       "fetch.user_agent: expected the crawler's name first"},
+      {[](WorkerOptions* o) { o->user_agent = "bot/1\r\nX: y"; },
+       "fetch.user_agent: expected one line"},
+      {[](WorkerOptions* o) { o->connect_to = {"bad"}; },
+       "fetch.connect_to: expected HOST:PORT:CONNECT-HOST:CONNECT-PORT entries ('bad' needs at "
+       "least 3 ':' separators), got [\"bad\"]"},
+      {[](WorkerOptions* o) { o->resolve = {"a b:1:2"}; },
+       "fetch.resolve: expected HOST:PORT:ADDRESS entries (whitespace or control byte in "
+       "'a b:1:2')"},
       {[](WorkerOptions* o) { o->tls_ca_file = "/nonexistent.pem"; },
-       "fetch.tls_ca_file: cannot read '/nonexistent.pem'"},
+       "fetch.tls_ca_file: expected a readable file or \"\" (No such file or directory), got "
+       "\"/nonexistent.pem\""},
       {[](WorkerOptions* o) { o->warc_dir = ""; }, "warc.dir is empty"},
   };
   EXPECT_TRUE(ValidateWorkerOptions(WorkerOptions()).ok());

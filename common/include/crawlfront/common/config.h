@@ -95,6 +95,7 @@ class TableCore {
                                 const std::vector<FlagAlias>& aliases) const;
   std::string HelpText(const std::vector<FlagAlias>& aliases) const;
   std::string Dump(const void* opts) const;
+  Status CheckValues(const void* opts) const;
   Result<std::vector<std::string>> MissingKeys(std::string_view toml_text) const;
   const Entry* Find(std::string_view key) const;
   const std::vector<Entry>& entries() const { return entries_; }
@@ -286,6 +287,10 @@ class ConfigTable {
 
   // The values of `opts` as a TOML document that LoadString accepts back.
   std::string Dump(const Opts& opts) const { return core_.Dump(&opts); }
+
+  // Every value of `opts` against its key's bounds and rules (Check), for
+  // options built in code rather than loaded: "key: expected ..., got ...".
+  Status CheckValues(const Opts& opts) const { return core_.CheckValues(&opts); }
 
   // Keys of the table that the TOML `toml_text` does not set (in table order);
   // InvalidArgument if the text does not parse. Keeps sample configs complete.
