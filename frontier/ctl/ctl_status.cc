@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -270,6 +271,22 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// A pause names a crawl no frontier has yet (a typo, or one about to be
+// seeded): the frontier creates it, so say so.
+void WarnIfNewCrawl(const GlobalOptions& g, const std::string& verb) {
+  auto r = CommandAll(g, {"FRONTIER.CRAWLS"});
+  if (!r.ok()) return;  // the command itself will report the problem
+  for (const RespValue& reply : *r) {
+    for (const RespValue& row : reply.elements) {
+      if (!row.elements.empty() && row.elements[0].str == g.crawl) return;
+    }
+  }
+  std::fprintf(stderr,
+               "crawlctl %s: note: no frontier has crawl '%s' yet; it is created now "
+               "(`crawlctl crawls` lists crawls)\n",
+               verb.c_str(), g.crawl.c_str());
+}
+
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args) {
   static const std::map<std::string, std::pair<std::string, int>> kVerbs = {
@@ -292,8 +309,12 @@ int RunSimple(const GlobalOptions& g, const std::string& verb,
   }
   std::vector<std::string> cmd = {it->second.first};
   cmd.insert(cmd.end(), args.begin(), args.end());
+  // The frontier resolves a relative path against its own working
+  // directory, which the operator rarely knows.
+  if (verb == "checkpoint") cmd[1] = std::filesystem::absolute(args[0]).lexically_normal();
   const bool admin = verb == "snapshot" || verb == "checkpoint";
   if (!admin) AddCrawl(g, &cmd);
+  if ((verb == "pause" || verb == "resume") && !g.crawl.empty()) WarnIfNewCrawl(g, verb);
   // A snapshot of a large seen-set or a checkpoint that flushes memtables
   // can take minutes; the daemon answers when it is done. Connecting keeps
   // the short timeout.
@@ -304,6 +325,8 @@ int RunSimple(const GlobalOptions& g, const std::string& verb,
     for (auto& v : *r) seen = seen || v.integer == 1;
     std::printf(g.json ? "{\"seen\":%s}\n" : "%s\n", g.json ? (seen ? "true" : "false")
                                                             : (seen ? "1" : "0"));
+  } else if (verb == "checkpoint") {
+    std::printf("OK: checkpoint in %s (on the frontier's machine)\n", cmd[1].c_str());
   } else {
     std::printf("OK\n");
   }

@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -242,7 +243,15 @@ TEST_F(CrawlctlTest, SnapshotAndCheckpoint) {
   const std::string copy = dir_ / "copy";
   auto cp = Ctl({"checkpoint", copy});
   EXPECT_EQ(cp.exit_code, 0) << cp.err;
-  EXPECT_EQ(cp.out, "OK\n");
+  EXPECT_EQ(cp.out, "OK: checkpoint in " + copy + " (on the frontier's machine)\n");
+  // A relative directory is crawlctl's, not the frontier's working directory.
+  std::filesystem::create_directory(dir_ / "elsewhere");
+  auto rel = integ::Run({"/bin/sh", "-c",
+                         "cd \"$1\" && exec \"$2\" --frontier \"$3\" checkpoint rel-copy", "sh",
+                         dir_ / "elsewhere", Crawlctl(), address()},
+                        dir_.path());
+  EXPECT_EQ(rel.exit_code, 0) << rel.err;
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "elsewhere/rel-copy")) << rel.out;
   auto again = Ctl({"checkpoint", copy});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("frontier 127.0.0.1:"), std::string::npos) << again.err;
@@ -358,6 +367,17 @@ TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {
   EXPECT_NE(bad.str.find("bad crawl id"), std::string::npos) << bad.str;
   EXPECT_EQ(Ctl({"crawl", "big"}).exit_code, 2);
   EXPECT_EQ(Ctl({"crawls", "extra"}).exit_code, 2);
+
+  // Pausing a crawl no frontier has creates it: crawlctl says so.
+  auto known = Ctl({"pause", "--crawl", "small"});
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+  EXPECT_EQ(known.err, "");
+  auto typo = Ctl({"pause", "--crawl", "smal"});
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_EQ(typo.out, "OK\n");
+  EXPECT_NE(typo.err.find("note: no frontier has crawl 'smal' yet; it is created now"),
+            std::string::npos)
+      << typo.err;
 }
 
 // Global options work after the command too; hosts of other crawls are
