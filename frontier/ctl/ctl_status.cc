@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -166,6 +167,25 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
 }
 
+namespace {
+
+// A Unix ms time as people read it ("2026-12-06T17:00:00Z"); "-" for 0
+// (not blocked). JSON output keeps the number.
+std::string UtcTimeOfMs(const std::string& ms_text) {
+  int64_t ms = 0;
+  if (!ParseCount(ms_text, 0, INT64_MAX, &ms)) return ms_text;
+  if (ms == 0) return "-";
+  const time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm {};
+  char buf[32];
+  if (gmtime_r(&secs, &tm) == nullptr || std::strftime(buf, sizeof buf, "%FT%TZ", &tm) == 0) {
+    return ms_text;
+  }
+  return buf;
+}
+
+}  // namespace
+
 int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
   std::string top = "20";
   for (size_t i = 0; i < args.size(); ++i) {
@@ -203,20 +223,20 @@ int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
       rows.push_back(std::move(f));
     }
   }
-  auto print_row = [&](const std::vector<std::string>& f) {
-    std::printf("%-32s %9s %8s %9s %11s %9s %14s %-8s%s%s\n", f[0].c_str(), f[1].c_str(),
-                f[2].c_str(), f[3].c_str(), f[4].c_str(), f[5].c_str(), f[6].c_str(),
+  auto print_row = [&](const std::vector<std::string>& f, const std::string& blocked) {
+    std::printf("%-32s %9s %8s %9s %11s %9s %-20s %-8s%s%s\n", f[0].c_str(), f[1].c_str(),
+                f[2].c_str(), f[3].c_str(), f[4].c_str(), f[5].c_str(), blocked.c_str(),
                 f[7].c_str(), other_crawls ? " " : "", other_crawls ? f[8].c_str() : "");
   };
   if (g.json) {
     std::printf("[");
   } else {
-    print_row({kCols, kCols + 9});
+    print_row({kCols, kCols + 9}, kCols[6]);
   }
   for (size_t n = 0; n < rows.size(); ++n) {
     const auto& f = rows[n];
     if (!g.json) {
-      print_row(f);
+      print_row(f, UtcTimeOfMs(f[6]));
       continue;
     }
     std::string s = n == 0 ? "{" : ",{";

@@ -394,11 +394,23 @@ TEST_F(CrawlctlTest, GlobalOptionsGoAnywhereAndHostsNameTheirCrawl) {
   EXPECT_TRUE(std::regex_search(hosts.out, std::regex(R"(\bcrawl\n)"))) << hosts.out;
   EXPECT_TRUE(std::regex_search(hosts.out, std::regex(R"(only-c3\.test +2 .* c3\n)")))
       << hosts.out;
+  EXPECT_TRUE(std::regex_search(hosts.out, std::regex(R"(only-c3\.test +2 +0 +0 +0 +[0-9]+ +- )")))
+      << "not blocked: " << hosts.out;
   auto json = Ctl({"hosts", "--json", "--top", "5"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const boost::json::array rows = boost::json::parse(json.out).as_array();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].at("crawl").as_string(), "c3");
+  // A block shows as a UTC time to people, as Unix ms in JSON.
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.HOST", "only-c3.test", "BLOCK", "4102444800000", "CRAWL",
+                             "c3"})
+                .str,
+            "OK");
+  auto blocked = Ctl({"hosts", "--crawl", "c3"});
+  EXPECT_NE(blocked.out.find(" 2100-01-01T00:00:00Z "), std::string::npos) << blocked.out;
+  auto blocked_json = Ctl({"hosts", "--json"});
+  EXPECT_EQ(boost::json::parse(blocked_json.out).as_array()[0].at("blocked_until"),
+            boost::json::value(4102444800000)) << blocked_json.out;
 
   EXPECT_EQ(Ctl({"queue", "only-c3.test"}).out.find("only-c3.test/a"), std::string::npos)
       << "the default crawl does not have the host";
