@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "crawlfront/common/net.h"
+#include "crawlfront/worker/robots.h"
 
 namespace crawlfront {
 namespace {
@@ -119,6 +120,13 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "Trap rule: URLs with more path segments are rejected.");
   t->Add("crawl.user_agent", &F::user_agent, "crawlfront",
          "Product token robots.txt groups are matched against.");
+  // Workers compare it with their fetch.user_agent's (INFO robots); without
+  // one there is nothing to compare and only '*' groups would match.
+  t->Check("crawl.user_agent", [](const config_internal::Value& v) -> std::string {
+    return RobotsProductToken(std::get<std::string>(v)).empty()
+               ? "a robots.txt product token: letters, '_' or '-', e.g. \"mybot\""
+               : "";
+  });
   t->Add("crawl.respect_robots", &F::respect_robots, true, "Obey robots.txt.");
   t->Add("crawl.robots_ttl", &F::robots_ttl, kDay, seconds(1), kYear,
          "robots.txt is fetched again after this long.");

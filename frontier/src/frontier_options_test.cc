@@ -56,7 +56,7 @@ TEST(FrontierOptionsTest, ConversionsCarryValues) {
 
 // Rules beyond type and bounds are checked where the value is read, so a
 // file's error names its line as the type errors do.
-TEST(FrontierOptionsTest, PartitionsAndAddressesAreCheckedWithTheirLine) {
+TEST(FrontierOptionsTest, PartitionsAddressesAndAgentAreCheckedWithTheirLine) {
   const auto& table = FrontierConfigTable();
   struct Case {
     std::string text, expected;
@@ -66,6 +66,8 @@ TEST(FrontierOptionsTest, PartitionsAndAddressesAreCheckedWithTheirLine) {
       {"[server]\nlisten = \"127.0.0.1:99999\"\n", "IP address and port"},
       {"[server]\nlisten = \"127.0.0.1\"\n", "IP address and port"},
       {"[server]\nhttp = \"127.0.0.1:abc\"\n", "IP address and port"},
+      {"[crawl]\nuser_agent = \"(compatible; nobody)\"\n", "a robots.txt product token"},
+      {"[crawl]\nuser_agent = \"\"\n", "a robots.txt product token"},
   };
   for (const Case& c : cases) {
     FrontierOptions o = table.Defaults();
@@ -80,6 +82,7 @@ TEST(FrontierOptionsTest, PartitionsAndAddressesAreCheckedWithTheirLine) {
   EXPECT_TRUE(table.ApplyOverride("server.http=", &o).ok());
   EXPECT_FALSE(table.ApplyOverride("server.listen=", &o).ok());
   EXPECT_TRUE(table.ApplyOverride("server.listen=[::1]:0", &o).ok());
+  EXPECT_TRUE(table.ApplyOverride("crawl.user_agent=mybot/1.0 (+https://x.test/)", &o).ok());
 }
 
 }  // namespace
