@@ -13,7 +13,8 @@ if(CRAWLFRONT_BUILD_TESTS)
   crawlfront_test(NAME worker_test
     SOURCES src/worker_test.cc src/worker_binary_test.cc src/worker_report_test.cc
             src/worker_test_util.cc
-    DEPS crawlfront_worker crawlfront_fetch_test_server crawlfront_resp_server ZLIB::ZLIB)
+    DEPS crawlfront_worker crawlfront_fetch_test_server crawlfront_resp_server crawlfront_testutil
+         ZLIB::ZLIB)
   target_compile_definitions(worker_test PRIVATE
       CRAWLFRONT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
       CRAWLFRONT_WORKER_BIN="$<TARGET_FILE:crawl-worker>")

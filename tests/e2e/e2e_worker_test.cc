@@ -14,6 +14,15 @@ namespace {
 
 constexpr auto kLimit = std::chrono::seconds(60);
 
+// A small synthetic web; `frontier_sets` are --set KEY=VALUE for the frontier.
+WebOptions SmallWeb(int hosts, std::vector<std::string> frontier_sets = {}) {
+  WebOptions o;
+  o.hosts = hosts;
+  o.pages = 5;
+  o.frontier_sets = std::move(frontier_sets);
+  return o;
+}
+
 size_t AccessLines(CrawlEnv& env) {
   auto log = ReadAccessLog(env.access_log());
   return log.ok() ? log->size() : 0;
@@ -22,10 +31,7 @@ size_t AccessLines(CrawlEnv& env) {
 // The frontier picks robots.txt groups for crawl.user_agent; a worker whose
 // fetch.user_agent names another crawler fetches nothing and exits 2.
 TEST(E2eWorkerTest, WorkerRefusesAnotherRobotsProductToken) {
-  WebOptions o;
-  o.hosts = 2;
-  o.pages = 5;
-  CrawlEnv env(o);
+  CrawlEnv env(SmallWeb(2));
   ASSERT_TRUE(env.Start().ok()) << env.Logs();
   auto rc = env.RunWorker(0, {"--set", "fetch.user_agent=mybot/1.0 (+https://example.invalid/)"},
                           kLimit);
@@ -44,11 +50,7 @@ TEST(E2eWorkerTest, WorkerRefusesAnotherRobotsProductToken) {
 
 // With the frontier set to the worker's token the same worker crawls.
 TEST(E2eWorkerTest, MatchingRobotsProductTokensCrawl) {
-  WebOptions o;
-  o.hosts = 2;
-  o.pages = 5;
-  o.frontier_sets = {"crawl.user_agent=MyBot"};
-  CrawlEnv env(o);
+  CrawlEnv env(SmallWeb(2, {"crawl.user_agent=MyBot"}));
   ASSERT_TRUE(env.Start().ok()) << env.Logs();
   ASSERT_TRUE(env.StartWorker(0, {"--set", "fetch.user_agent=mybot/1.0 (+https://x.invalid/)"})
                   .ok());
@@ -63,10 +65,7 @@ TEST(E2eWorkerTest, MatchingRobotsProductTokensCrawl) {
 // complete disallow at once (not as a robots error retried an hour later),
 // so the hosts' pages are settled as robots-blocked and the crawl finishes.
 TEST(E2eWorkerTest, PrivateAddressRobotsSettleTheHosts) {
-  WebOptions o;
-  o.hosts = 3;
-  o.pages = 5;
-  o.frontier_sets = {"crawl.robots_error_retry=1h"};
+  const WebOptions o = SmallWeb(3, {"crawl.robots_error_retry=1h"});
   CrawlEnv env(o);
   ASSERT_TRUE(env.Start().ok()) << env.Logs();
   ASSERT_TRUE(env.StartWorker(0, {"--set", "fetch.allow_private_networks=false"}).ok());

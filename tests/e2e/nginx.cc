@@ -20,28 +20,12 @@
 
 #include "daemon.h"
 #include "e2e_env.h"
+#include "ports.h"
 
 namespace crawlfront::e2e {
 namespace {
 
 constexpr int kStartAttempts = 5;  // a free port may be taken before nginx binds it
-
-// A port that was free a moment ago on 127.0.0.1 (nginx cannot report the
-// port it picked for port 0, so the test picks one).
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  uint16_t port = 0;
-  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  if (fd >= 0) close(fd);
-  return port;
-}
 
 bool Accepts(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -128,7 +112,7 @@ Status Nginx::Start(const std::string& nginx, const std::string& dir, const std:
   if (geteuid() == 0) chmod(dir_.c_str(), 0755);
   Status last;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
-    port_ = FreePort();
+    port_ = testutil::UnusedLoopbackPort();  // nginx cannot report a port 0 pick
     CRAWLFRONT_RETURN_IF_ERROR(WriteConfig());
     last = StartOnce(nginx);
     if (last.ok()) return last;

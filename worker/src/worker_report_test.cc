@@ -91,6 +91,17 @@ FetchResult Response(int status, std::vector<std::pair<std::string, std::string>
   return r;
 }
 
+// A transfer that ended without a response.
+FetchResult Failure(FetchOutcome outcome, std::string error, std::string url = "",
+                    int64_t total_ms = 0) {
+  FetchResult r;
+  r.url = std::move(url);
+  r.outcome = outcome;
+  r.error = std::move(error);
+  r.total_ms = total_ms;
+  return r;
+}
+
 std::vector<std::string> Tail(const std::vector<std::string>& cmd) {
   return std::vector<std::string>(cmd.begin() + 3, cmd.end());
 }
@@ -99,15 +110,9 @@ TEST(BuildReportTest, Outcomes) {
   ReportOptions opts{"w1", true, 100, 60000};
   Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
   Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
-  FetchResult timeout;
-  timeout.outcome = FetchOutcome::kTimeout;
-  timeout.error = "slow";
-  FetchResult refused = timeout;
-  refused.outcome = FetchOutcome::kDisallowed;
-  refused.error = "private address";
-  FetchResult broken = timeout;
-  broken.outcome = FetchOutcome::kError;
-  broken.error = "bad";
+  const FetchResult timeout = Failure(FetchOutcome::kTimeout, "slow");
+  const FetchResult refused = Failure(FetchOutcome::kDisallowed, "private address");
+  const FetchResult broken = Failure(FetchOutcome::kError, "bad");
   using V = std::vector<std::string>;
   struct Case {
     const char* name;
@@ -156,17 +161,13 @@ TEST(DescribeResultTest, SaysWhy) {
   ReportOptions opts{"w1", true, 100, 60000};
   Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
   Lease robots{"R", "http://site.test/robots.txt", 0, 1, "robots", "default"};
-  FetchResult refused_conn;
-  refused_conn.url = page.url;
-  refused_conn.outcome = FetchOutcome::kConnectError;
-  refused_conn.error = "Failed to connect to site.test port 80: Connection refused";
-  refused_conn.total_ms = 1;
-  FetchResult private_ip = refused_conn;
-  private_ip.outcome = FetchOutcome::kDisallowed;
-  private_ip.error = "private address";
-  FetchResult tls = refused_conn;
-  tls.outcome = FetchOutcome::kError;
-  tls.error = "SSL routines::wrong version number";
+  const FetchResult refused_conn =
+      Failure(FetchOutcome::kConnectError,
+              "Failed to connect to site.test port 80: Connection refused", page.url, 1);
+  const FetchResult private_ip =
+      Failure(FetchOutcome::kDisallowed, "private address", page.url, 1);
+  const FetchResult tls =
+      Failure(FetchOutcome::kError, "SSL routines::wrong version number", page.url, 1);
   FetchResult html = Response(200, {{"content-type", "text/html"}}, "<a href=/a>a</a>");
   html.http_version = "2";
   FetchResult robots_txt = Response(200, {}, "User-agent: *\n");

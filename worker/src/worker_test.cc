@@ -75,9 +75,7 @@ TEST_F(WorkerTest, ResultsAreResentAfterFrontierRestart) {
   const uint16_t port = server->port();
   auto worker = Worker::Open(Options(port));
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  std::atomic<bool> stop{false};
-  Status run_status;
-  std::thread runner([&] { run_status = (*worker)->Run(stop); });
+  RunningWorker running(**worker);
 
   // The fetch is held by the HTTP server; take the frontier away meanwhile.
   ASSERT_TRUE(WaitFor([&] { return !http_.requests().empty(); }));
@@ -90,8 +88,7 @@ TEST_F(WorkerTest, ResultsAreResentAfterFrontierRestart) {
   server = frontier_.Start(port);
   EXPECT_TRUE(WaitFor([&] { return frontier_.done_count() == 1; }));
   EXPECT_TRUE(WaitFor([&] { return (*worker)->stats().pending_done == 0; }));
-  stop = true;
-  runner.join();
+  Status run_status = running.Join();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
   EXPECT_GE((*worker)->stats().reconnects, 1u);
   std::lock_guard<std::mutex> lock(frontier_.mu);
@@ -111,9 +108,7 @@ TEST_F(WorkerTest, ResultsAreResentBeforeLeasingAgainAndLateOnesCounted) {
   auto worker = Worker::Open(Options(port));
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
   LogCapture logs;
-  std::atomic<bool> stop{false};
-  Status run_status;
-  std::thread runner([&] { run_status = (*worker)->Run(stop); });
+  RunningWorker running(**worker);
 
   ASSERT_TRUE(WaitFor([&] { return !http_.requests().empty(); }));
   server->Stop();
@@ -134,8 +129,7 @@ TEST_F(WorkerTest, ResultsAreResentBeforeLeasingAgainAndLateOnesCounted) {
   server = frontier_.Start(port);
   ASSERT_NE(server, nullptr);
   EXPECT_TRUE(WaitFor([&] { return frontier_.done_count() == 2; }));
-  stop = true;
-  runner.join();
+  Status run_status = running.Join();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
   std::lock_guard<std::mutex> lock(frontier_.mu);
   const std::vector<std::string> after(frontier_.calls.begin() + calls_before_restart,
@@ -201,12 +195,9 @@ TEST_F(WorkerTest, AbandonedTransfersAreGivenBack) {
   auto worker = Worker::Open(o);
   ASSERT_TRUE(worker.ok());
   LogCapture logs;
-  std::atomic<bool> stop{false};
-  Status run_status;
-  std::thread runner([&] { run_status = (*worker)->Run(stop); });
+  RunningWorker running(**worker);
   ASSERT_TRUE(WaitFor([&] { return !http_.requests().empty(); }));
-  stop = true;
-  runner.join();
+  Status run_status = running.Join();
   http_.OpenGate();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
   EXPECT_EQ(logs.Lines(spdlog::level::info, "finishing 1 transfer, grace 100 ms"), 1u)
@@ -227,14 +218,12 @@ TEST_F(WorkerTest, LostFrontierIsOneWarning) {
   auto worker = Worker::Open(Options(server->port()));
   ASSERT_TRUE(worker.ok());
   LogCapture logs;
-  std::atomic<bool> stop{false};
-  std::thread runner([&] { (*worker)->Run(stop).IgnoreError(); });
+  RunningWorker running(**worker);
   ASSERT_TRUE(WaitFor([&] { return frontier_.CallsOf("LEASE") > 0; }));
   server->Stop();
   server.reset();
   ASSERT_TRUE(WaitFor([&] { return logs.Lines(spdlog::level::debug, "cannot connect") >= 3; }));
-  stop = true;
-  runner.join();
+  running.Join().IgnoreError();
   EXPECT_EQ(logs.Lines(spdlog::level::warn, address), 1u) << logs.All();
   EXPECT_EQ(logs.Lines(spdlog::level::warn, "connection lost"), 1u) << logs.All();
 }

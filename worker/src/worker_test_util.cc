@@ -185,21 +185,6 @@ std::string LogCapture::All() {
   return out;
 }
 
-uint16_t ClosedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  uint16_t port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
 std::string WorkerBinary() {
   const char* bin_dir = std::getenv("CRAWLFRONT_BIN_DIR");
   return bin_dir != nullptr ? std::string(bin_dir) + "/crawl-worker" : CRAWLFRONT_WORKER_BIN;

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -24,6 +25,7 @@
 #include "crawlfront/frontier/resp_server.h"
 #include "crawlfront/worker/worker.h"
 #include "fetcher_test_server.h"
+#include "ports.h"
 
 namespace crawlfront::worker_test {
 
@@ -87,7 +89,7 @@ class LogCapture {
 };
 
 // A 127.0.0.1 port nothing listens on (bound, then closed).
-uint16_t ClosedPort();
+inline uint16_t ClosedPort() { return testutil::UnusedLoopbackPort(); }
 
 // The crawl-worker binary: $CRAWLFRONT_BIN_DIR or the path CMake compiled in.
 std::string WorkerBinary();
@@ -100,6 +102,26 @@ int WaitExit(pid_t pid, std::chrono::milliseconds limit);
 std::string ReadFile(const std::string& path);
 
 // A fake frontier, the test site and a temp directory per test.
+// Runs a worker on its own thread until Join() (or destruction).
+class RunningWorker {
+ public:
+  explicit RunningWorker(Worker& worker) : thread_([this, &worker] { status_ = worker.Run(stop_); }) {}
+  ~RunningWorker() { Join().IgnoreError(); }
+  RunningWorker(const RunningWorker&) = delete;
+  RunningWorker& operator=(const RunningWorker&) = delete;
+  // Stops the worker and returns what Run returned.
+  Status Join() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return status_;
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  Status status_;
+  std::thread thread_;  // last: starts once the others exist
+};
+
 class WorkerTest : public ::testing::Test {
  protected:
   WorkerTest();
