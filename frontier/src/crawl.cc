@@ -185,64 +185,76 @@ Status CrawlCore::RestoreHosts() {
 // had left, so their workers' results still count; their pages' entries are
 // in kQueue, counted as queued by RestoreHosts until taken back here. After
 // a crash there are none: the open deletes them, and every lease of that run
-// is queued again. Records of older versions held the only copy of their
-// item: it goes back to its queue.
+// is queued again. So is every kept one if a kept page is missing from
+// kQueue (the store changed behind the frontier's back): the queues are then
+// counted as after a crash. Records of older versions held the only copy of
+// their item: it goes back to its queue.
 Status CrawlCore::RestoreLeases(bool clean, bool* recount) {
   rocksdb::WriteBatch& batch = pending_;
-  size_t kept = 0, dropped = 0, requeued = 0;
-  const int64_t now = clock_->NowMs();
+  struct Kept {
+    uint64_t id;
+    uint16_t part;
+    StoredLease lease;
+  };
+  std::vector<Kept> kept;
+  size_t requeued = 0;
+  bool intact = clean;
+  std::string value;
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     StoredLease r;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeStoredLease(it->value().ToStringView(), &r));
     if (it->key().size() != 10) return Status::Corruption("bad lease key");
-    uint16_t part = ReadBe16(it->key().data());
-    uint64_t id = ReadBe64(it->key().data() + 2);
+    const uint16_t part = ReadBe16(it->key().data());
     batch.Delete(store_->cf(Cf::kLease), it->key());
-    HostState& h = HostFor(CrawlFor(r.rec.crawl), r.rec.host_key, part);
     if (r.left_ms < 0) {
+      HostState& h = HostFor(CrawlFor(r.rec.crawl), r.rec.host_key, part);
       if (r.rec.kind == LeaseKind::kPage) Requeue(h, std::move(r.rec.item), 0, &batch);
       ++requeued;
-    } else if (clean && TakeBackLease(h, id, std::move(r), now)) {
-      ++kept;
-    } else {
-      ++dropped;
-      *recount = true;
+      continue;
     }
+    if (r.rec.kind == LeaseKind::kPage &&
+        (r.queue_key.empty() ||
+         !store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kQueue), r.queue_key, &value)
+              .ok())) {
+      intact = false;
+    }
+    kept.push_back({ReadBe64(it->key().data() + 2), part, std::move(r)});
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
-  if (kept > 0) {
-    spdlog::info("crawl core: {} leases in flight at the last stop are open again, with "
-                 "the time they had left",
-                 kept);
+  if (intact) {
+    const int64_t now = clock_->NowMs();
+    for (Kept& k : kept) {
+      HostState& h = HostFor(CrawlFor(k.lease.rec.crawl), k.lease.rec.host_key, k.part);
+      TakeBackLease(h, k.id, std::move(k.lease), now);
+    }
+    if (!kept.empty()) {
+      spdlog::info("crawl core: {} leases in flight at the last stop are open again, with "
+                   "the time they had left",
+                   kept.size());
+    }
+  } else if (!kept.empty()) {
+    spdlog::warn("crawl core: {} leases of the last run are queued again", kept.size());
+    *recount = true;
   }
-  if (dropped > 0) spdlog::warn("crawl core: {} leases of the last run are queued again", dropped);
   if (requeued == 0) return Status::Ok();
   spdlog::info("crawl core: re-queued {} leases of an older version", requeued);
   return Flush();  // RecountQueues reads kQueue
 }
 
-// False if the lease's page is no longer in kQueue (the store was changed
-// behind the frontier's back): the caller counts the queues again.
-bool CrawlCore::TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now) {
-  std::string key = std::move(r.queue_key);
+// REQUIRES: a page lease's entry is in kQueue, counted as queued.
+void CrawlCore::TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now) {
   if (r.rec.kind == LeaseKind::kPage) {
-    std::string value;
-    if (key.empty() || h.rec.queued == 0 ||
-        !store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kQueue), key, &value).ok()) {
-      return false;
-    }
-    --h.rec.queued;
+    if (h.rec.queued > 0) --h.rec.queued;
     ++h.rec.leased;
-    h.leased_keys.insert(key);
+    h.leased_keys.insert(r.queue_key);
   } else {
     h.robots_state = RobotsState::kFetching;
   }
   ++h.inflight;
-  const int64_t deadline = now + r.left_ms;
-  leases_.emplace(id, LeaseInFlight{std::move(r.rec), h.id, deadline, std::move(key)});
-  return true;
+  leases_.emplace(id, LeaseInFlight{std::move(r.rec), h.id, now + r.left_ms,
+                                    std::move(r.queue_key)});
 }
 
 // At a clean close: every lease in flight with the time it has left (the

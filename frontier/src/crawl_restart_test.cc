@@ -201,6 +201,39 @@ TEST_F(CrawlRestartTest, KeptLeaseExpiresAfterTheTimeItHadLeft) {
   EXPECT_TRUE(core_->Finished(""));
 }
 
+// A kept lease whose page left kQueue behind the frontier's back: the open
+// keeps no lease of that stop and counts the queues as after a crash.
+TEST_F(CrawlRestartTest, KeptLeaseWithoutItsPageQueuesEveryLeaseAgain) {
+  Open(NoRobotsOptions());
+  AddUrls({"http://a.test/1", "http://b.test/1", "http://c.test/1"});
+  auto leases = LeaseN(2);
+  ASSERT_EQ(leases.size(), 2u);
+  core_.reset();  // a clean close: both leases kept
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  StoredLease first;
+  ASSERT_TRUE(DecodeStoredLease(it->value().ToStringView(), &first).ok());
+  ASSERT_TRUE(store_->db()
+                  ->Delete(rocksdb::WriteOptions(), store_->cf(Cf::kQueue), first.queue_key)
+                  .ok());
+  it.reset();
+  Close();
+  Open(NoRobotsOptions());
+  EXPECT_EQ(core_->Stats("").urls_inflight, 0u);
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u) << "the missing page is gone";
+  for (const LeasedUrl& l : leases) EXPECT_FALSE(Done(l, Fetched())) << l.url;
+  std::set<std::string> again;
+  for (const LeasedUrl& l : LeaseN(10)) {
+    again.insert(l.url);
+    EXPECT_TRUE(Done(l, Fetched()));
+  }
+  EXPECT_EQ(again.size(), 2u);
+  EXPECT_EQ(again.count(first.rec.item.url), 0u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
 // A crash keeps no lease: the next open queues the page again, with its
 // attempt unchanged, and the old lease id is unknown.
 TEST_F(CrawlRestartTest, CrashQueuesLeasesAgain) {

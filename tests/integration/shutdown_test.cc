@@ -51,7 +51,6 @@ TEST(ShutdownTest, SigtermSnapshotsAndExitsZero) {
   EXPECT_EQ(integ::InfoField(*c, "urls_seen"), static_cast<int64_t>(urls.size()));
 }
 
-
 // Leases in flight at a SIGTERM are open again after the restart: their
 // results count (DONE 1), RENEW works, and their URLs are not leased twice.
 TEST(ShutdownTest, LeasesInFlightStayOpenAcrossARestart) {

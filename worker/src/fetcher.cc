@@ -32,7 +32,8 @@ Status GlobalInitOnce() {
 Status BuildList(std::string_view what, const std::vector<std::string>& entries,
                  int min_colons, curl_slist** out) {
   for (const std::string& e : entries) {
-    CRAWLFRONT_RETURN_IF_ERROR(fetcher_internal::CheckCurlListEntry(what, e, min_colons));
+    std::string problem = fetcher_internal::CurlListEntryProblem(e, min_colons);
+    if (!problem.empty()) return Status::InvalidArgument(std::string(what) + ": " + problem);
     curl_slist* next = curl_slist_append(*out, e.c_str());
     if (next == nullptr) return Status::Internal("curl_slist_append failed");
     *out = next;

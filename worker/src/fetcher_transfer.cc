@@ -89,20 +89,16 @@ bool IsPrivateAddress(const struct sockaddr* addr, size_t len) {
   return true;  // unix sockets and unknown families are never crawl targets
 }
 
-Status CheckCurlListEntry(std::string_view what, std::string_view entry, int min_colons) {
-  if (entry.empty()) return Status::InvalidArgument(std::string(what) + ": empty entry");
+std::string CurlListEntryProblem(std::string_view entry, int min_colons) {
+  if (entry.empty()) return "empty entry";
   for (unsigned char c : entry) {
-    if (c <= ' ' || c == 0x7F) {
-      return Status::InvalidArgument(std::string(what) + ": whitespace or control byte in '" +
-                                     std::string(entry) + "'");
-    }
+    if (c <= ' ' || c == 0x7F) return "whitespace or control byte in '" + std::string(entry) + "'";
   }
   if (std::count(entry.begin(), entry.end(), ':') < min_colons) {
-    return Status::InvalidArgument(std::string(what) + ": '" + std::string(entry) +
-                                   "' needs at least " + std::to_string(min_colons) +
-                                   " ':' separators");
+    return "'" + std::string(entry) + "' needs at least " + std::to_string(min_colons) +
+           " ':' separators";
   }
-  return Status::Ok();
+  return "";
 }
 
 namespace {

@@ -19,8 +19,9 @@ namespace crawlfront::fetcher_internal {
 bool IsPrivateAddress(const struct sockaddr* addr, size_t len);
 
 // Checks one CONNECT_TO ("HOST:PORT:CONNECT-HOST:CONNECT-PORT") or RESOLVE
-// ("HOST:PORT:ADDRESS") entry's shape; `min_colons` is 3 or 2.
-Status CheckCurlListEntry(std::string_view what, std::string_view entry, int min_colons);
+// ("HOST:PORT:ADDRESS") entry's shape; `min_colons` is 3 or 2. Returns what
+// is wrong with it, or "".
+std::string CurlListEntryProblem(std::string_view entry, int min_colons);
 
 // Rewrites each CONNECT_TO entry "::ADDR:PORT" (every host and port to a
 // numeric ADDR) into ":::PORT" (keep the host name, connect to PORT) plus a

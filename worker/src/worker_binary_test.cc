@@ -47,7 +47,7 @@ TEST_F(WorkerTest, BinaryRejectsBadCommandLinesAndConfiguration) {
   for (const Case& c : cases) {
     const std::string out = (dir_ / ("out" + std::to_string(n++))).string();
     // Anything but the case's own flags points at nothing that could work.
-    std::vector<std::string> args = {"--frontier", "127.0.0.1:" + std::to_string(ClosedPort()),
+    std::vector<std::string> args = {"--frontier", "127.0.0.1:" + std::to_string(testutil::UnusedLoopbackPort()),
                                      "--warc-dir", (dir_ / "warc").string()};
     args.insert(args.end(), c.args.begin(), c.args.end());
     const pid_t pid = SpawnWorker(args, out);
@@ -68,7 +68,7 @@ TEST_F(WorkerTest, BinaryNamesTheConfigLineOfABadValue) {
   }
   const std::string out = (dir_ / "out").string();
   const pid_t pid = SpawnWorker({"--config", config.string(), "--frontier",
-                                 "127.0.0.1:" + std::to_string(ClosedPort())},
+                                 "127.0.0.1:" + std::to_string(testutil::UnusedLoopbackPort())},
                                 out);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(10)), 2);

@@ -47,8 +47,8 @@ std::string UserAgentRule(const Value& v) {
 // curl list entries: no blanks, at least `colons` ':' separators.
 std::string CurlListRule(const Value& v, const char* form, int colons) {
   for (const std::string& e : std::get<std::vector<std::string>>(v)) {
-    Status st = fetcher_internal::CheckCurlListEntry("", e, colons);
-    if (!st.ok()) return std::string(form) + " entries (" + st.message().substr(2) + ")";
+    std::string problem = fetcher_internal::CurlListEntryProblem(e, colons);
+    if (!problem.empty()) return std::string(form) + " entries (" + problem + ")";
   }
   return "";
 }

@@ -236,7 +236,7 @@ TEST(FrontierLinkTest, UnreachableFrontierWarnsAtOnceThenPeriodically) {
   o.backoff_max = std::chrono::milliseconds(2);
   o.warn_interval = std::chrono::milliseconds(300);
   o.user_agent = "crawlfront";
-  worker_internal::FrontierLink link("127.0.0.1:" + std::to_string(ClosedPort()), o);
+  worker_internal::FrontierLink link("127.0.0.1:" + std::to_string(testutil::UnusedLoopbackPort()), o);
   LogCapture logs;
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
   while (std::chrono::steady_clock::now() < end) {  // about 1 s of attempts

@@ -88,9 +88,6 @@ class LogCapture {
   std::shared_ptr<spdlog::logger> old_;
 };
 
-// A 127.0.0.1 port nothing listens on (bound, then closed).
-inline uint16_t ClosedPort() { return testutil::UnusedLoopbackPort(); }
-
 // The crawl-worker binary: $CRAWLFRONT_BIN_DIR or the path CMake compiled in.
 std::string WorkerBinary();
 // Starts the binary with `args`, stdout and stderr appended to `output`.
@@ -101,11 +98,11 @@ int WaitExit(pid_t pid, std::chrono::milliseconds limit);
 // A file's contents ("" if missing).
 std::string ReadFile(const std::string& path);
 
-// A fake frontier, the test site and a temp directory per test.
 // Runs a worker on its own thread until Join() (or destruction).
 class RunningWorker {
  public:
-  explicit RunningWorker(Worker& worker) : thread_([this, &worker] { status_ = worker.Run(stop_); }) {}
+  explicit RunningWorker(Worker& worker)
+      : thread_([this, &worker] { status_ = worker.Run(stop_); }) {}
   ~RunningWorker() { Join().IgnoreError(); }
   RunningWorker(const RunningWorker&) = delete;
   RunningWorker& operator=(const RunningWorker&) = delete;
@@ -122,6 +119,7 @@ class RunningWorker {
   std::thread thread_;  // last: starts once the others exist
 };
 
+// A fake frontier, the test site and a temp directory per test.
 class WorkerTest : public ::testing::Test {
  protected:
   WorkerTest();

@@ -341,7 +341,7 @@ class CrawlCore {
   Status Restore();
   Status RestoreHosts();
   Status RestoreLeases(bool clean, bool* recount);
-  bool TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now);
+  void TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now);
   void SaveLeases();
   Status RestoreMeta();
   Status RecountQueues();
