@@ -62,6 +62,25 @@ void CrawlCore::PrefetchLastHead(const HostState& h) {
   if (!h.heads.empty()) __builtin_prefetch(h.heads.back_address());
 }
 
+// A lease visits the ring's hosts in turn, and their state and first heads
+// are cold (10^4 hosts' heads are tens of MB): waiting for the first head
+// alone was 16% of the lease + done step's io thread. Load the state of the
+// host a few visits ahead, and the heads of a nearer one, whose state has
+// arrived by then.
+void CrawlCore::PrefetchRingAhead() const {
+  constexpr size_t kNear = 2, kFar = 5;
+  if (ring_.size() > kFar) {
+    const char* p = reinterpret_cast<const char*>(hosts_[ring_[kFar].host].get());
+    for (size_t at = 0; at < sizeof(HostState); at += 64) __builtin_prefetch(p + at);
+  }
+  if (ring_.size() > kNear) {
+    const HostState& h = *hosts_[ring_[kNear].host];
+    if (!h.heads.empty()) __builtin_prefetch(h.heads.front_address());
+    __builtin_prefetch(h.prefix.data());
+    __builtin_prefetch(h.queue_floor.data());
+  }
+}
+
 void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem& item,
                            std::string_view value) {
   // heads is a prefix of the ready queue: a new entry belongs in it if the

@@ -76,6 +76,7 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
            robots_work < kRobotsWorkPerLease) {
       RingEntry e = ring_.front();
       ring_.pop_front();
+      PrefetchRingAhead();
       HostState& h = *hosts_[e.host];
       if (e.gen != h.gen || h.place != HostState::Place::kRing) continue;
       if (!crawl_filter.empty() && h.crawl->id != crawl_filter) {

@@ -424,6 +424,7 @@ class CrawlCore {
   // steps: the first the host's state, the second its last head.
   static void PrefetchHost(const HostState& h);
   static void PrefetchLastHead(const HostState& h);
+  void PrefetchRingAhead() const;
   Status RefillHeads(HostState& h, int64_t now);
   // Heads a refill of `h` may read: what its lease rate asks for, within
   // its share of options_.queue_heads_bytes.

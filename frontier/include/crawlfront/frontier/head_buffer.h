@@ -34,7 +34,8 @@ class HeadBuffer {
   size_t size() const { return count_; }
   QueueHead front() const { return At(begin_); }  // REQUIRES: !empty()
   QueueHead back() const { return At(last_); }    // REQUIRES: !empty()
-  // Where back() lives, to prefetch it.
+  // Where front() and back() live, to prefetch them.
+  const char* front_address() const { return buf_.data() + begin_; }
   const char* back_address() const { return buf_.data() + last_; }
   // Inserts after the heads that do not sort after `head`.
   void Insert(const QueueHead& head);
