@@ -2,6 +2,7 @@
 // crawled string passes SanitizeUtf8 so the document is always valid JSON;
 // Boost.JSON's serializer escapes quotes, backslashes and control bytes.
 #include <boost/json.hpp>
+#include <charconv>
 #include <cmath>
 
 #include "crawlfront/frontier/status_http.h"
@@ -17,6 +18,42 @@ namespace {
 double Finite(double d) { return std::isfinite(d) ? d : 0.0; }
 
 json::string Text(const std::string& s) { return json::string(SanitizeUtf8(s)); }
+
+// Boost.JSON 1.74 writes every double with an exponent (0.75 as 7.5E-1,
+// 0 as 0E0): valid, but people read this document too. Doubles go through
+// std::to_chars (the shortest text that reads back the same double), the
+// rest through Boost.JSON's serializer, which escapes strings.
+void AppendJson(const json::value& v, std::string* out) {
+  switch (v.kind()) {
+    case json::kind::double_: {
+      char buf[32];
+      out->append(buf, std::to_chars(buf, buf + sizeof buf, v.get_double()).ptr);
+      return;
+    }
+    case json::kind::array: {
+      out->push_back('[');
+      for (const json::value& e : v.get_array()) {
+        if (out->back() != '[') out->push_back(',');
+        AppendJson(e, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case json::kind::object: {
+      out->push_back('{');
+      for (const json::key_value_pair& kv : v.get_object()) {
+        if (out->back() != '{') out->push_back(',');
+        out->append(json::serialize(json::value(kv.key())));
+        out->push_back(':');
+        AppendJson(kv.value(), out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default:
+      out->append(json::serialize(v));
+  }
+}
 
 json::object TotalsJson(const StatusTotals& t) {
   json::array by_class;
@@ -213,7 +250,9 @@ std::string RenderStatusJson(const StatusSnapshot& snapshot,
                                             {"fetched_per_second", std::move(fetched)},
                                             {"added_per_second", std::move(added)},
                                             {"failed_per_second", std::move(failed)}}}};
-  return json::serialize(doc);
+  std::string text;
+  AppendJson(doc, &text);
+  return text;
 }
 
 }  // namespace crawlfront

@@ -183,6 +183,28 @@ TEST(StatusJsonTest, InvalidUtf8AndNanStillMakeValidJson) {
   EXPECT_EQ(doc.at("snapshot").at("uptime_seconds").to_number<double>(), 0.0);
 }
 
+TEST(StatusJsonTest, DoublesAreWrittenWithoutAnExponentWhenShorter) {
+  StatusSnapshot snap;
+  snap.uptime_seconds = 1.5;
+  snap.seen.partitions.push_back({});
+  snap.seen.partitions[0].fill_ratio = 0.75;
+  snap.seen.partitions[0].estimated_fp_rate = 1e-9;
+  const std::string text = RenderStatusJson(snap, {{1, 0.0, 12.25, 3.0}});
+  EXPECT_NE(text.find("\"uptime_seconds\":1.5,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"fill_ratio\":0.75,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"estimated_fp_rate\":1e-09,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"added_per_second\":[12.25]"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"fetched_per_second\":[0]"), std::string::npos) << text;
+  // Strings are still escaped, and the document reads back the same.
+  snap.top_hosts.push_back({"q\"\\\n", 1, 0, 0, 0, 0, 0, ""});
+  json::value doc = json::parse(RenderStatusJson(snap, {}));
+  EXPECT_EQ(doc.at("snapshot").at("top_hosts").at(0).at("host").as_string(), "q\"\\\n");
+  EXPECT_EQ(doc.at("snapshot").at("uptime_seconds").to_number<double>(), 1.5);
+  EXPECT_EQ(doc.at("snapshot").at("seen").at("fullest").at(0).at("estimated_fp_rate")
+                .to_number<double>(), 1e-9);
+  EXPECT_EQ(doc, json::parse(json::serialize(doc)));
+}
+
 TEST(StatusJsonTest, ListsAreCapped) {
   StatusSnapshot snap;
   for (size_t i = 0; i < kStatusMaxErrors + 20; ++i) {
