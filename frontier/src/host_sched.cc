@@ -75,9 +75,8 @@ void CrawlCore::PrefetchRingAhead() const {
   }
   if (ring_.size() > kNear) {
     const HostState& h = *hosts_[ring_[kNear].host];
+    PrefetchHost(h);
     if (!h.heads.empty()) __builtin_prefetch(h.heads.front_address());
-    __builtin_prefetch(h.prefix.data());
-    __builtin_prefetch(h.queue_floor.data());
   }
 }
 

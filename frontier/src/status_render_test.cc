@@ -202,7 +202,6 @@ TEST(StatusJsonTest, DoublesAreWrittenWithoutAnExponentWhenShorter) {
   EXPECT_EQ(doc.at("snapshot").at("uptime_seconds").to_number<double>(), 1.5);
   EXPECT_EQ(doc.at("snapshot").at("seen").at("fullest").at(0).at("estimated_fp_rate")
                 .to_number<double>(), 1e-9);
-  EXPECT_EQ(doc, json::parse(json::serialize(doc)));
 }
 
 TEST(StatusJsonTest, ListsAreCapped) {
