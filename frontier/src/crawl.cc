@@ -171,11 +171,7 @@ Status CrawlCore::RestoreHosts() {
     } else if (key.back() == 'R') {
       RobotsRecord r;
       CRAWLFRONT_RETURN_IF_ERROR(DecodeRobotsRecord(it->value().ToStringView(), &r));
-      auto rules = RobotsRules::Deserialize(r.rules);
-      if (!rules.ok()) return rules.status();
-      h.robots_state = r.state;
-      h.robots_expires_ms = r.expires_ms;
-      h.robots = std::make_shared<const RobotsRules>(std::move(rules).value());
+      CRAWLFRONT_RETURN_IF_ERROR(RestoreRobots(r, h));
     }
   }
   return FromRocks(it->status());
@@ -249,7 +245,8 @@ void CrawlCore::TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t 
     if (h.rec.queued > 0) --h.rec.queued;
     ++h.rec.leased;
     h.leased_keys.insert(r.queue_key);
-  } else {
+  } else if (h.robots_state != RobotsState::kManual) {
+    UseRobotsOf(h, OriginOf(r.rec.item.url));
     h.robots_state = RobotsState::kFetching;
   }
   ++h.inflight;
@@ -541,6 +538,7 @@ Status CrawlCore::SetHostRobots(std::string_view crawl, std::string_view host,
                                 std::string_view text) {
   auto rules = std::make_shared<const RobotsRules>(ParseRobots(text, options_.user_agent));
   return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch* batch) {
+    h.other_robots.clear();  // the operator's rules cover every origin
     SetRobots(h, RobotsState::kManual, kNever, rules, batch);
   });
 }

@@ -8,14 +8,6 @@
 namespace crawlfront {
 namespace {
 
-// "http://host:port/robots.txt" for the origin of `url`.
-std::string RobotsUrlOf(std::string_view url) {
-  size_t scheme = url.find("://");
-  size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  size_t end = url.find_first_of("/?#", start);
-  return std::string(url.substr(0, end)) + "/robots.txt";
-}
-
 // By hand: snprintf was 3% of lease + done's io thread.
 std::string FormatLeaseId(uint64_t id) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -122,20 +114,26 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
       CRAWLFRONT_RETURN_IF_ERROR(RefillHeads(h, now));
       if (h.heads.empty()) return Status::Ok();
     }
+    const QueueHead head = h.heads.front();
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(head.value, &item));
+    // The rules of this page's origin; the operator's cover every origin.
+    if (options_.respect_robots && h.robots_state != RobotsState::kManual) {
+      UseRobotsOf(h, OriginOf(item.url));
+      // Its robots.txt failed: the page waits (ReadyTime now says until when).
+      if (h.robots_state == RobotsState::kError && now < h.robots_expires_ms) {
+        return Status::Ok();
+      }
+    }
     if (options_.respect_robots && NeedsRobots(h, now)) {
       LeaseRecord rec{LeaseKind::kRobots, h.crawl->id, h.host_key, std::string(worker), now, {}};
-      QueueItem first;
-      CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(h.heads.front().value, &first));
-      rec.item.url = RobotsUrlOf(first.url);
+      rec.item.url = h.robots_origin + "/robots.txt";
       h.robots_state = RobotsState::kFetching;
       StartLease(h, std::move(rec), "", now, batch, out);
       return Status::Ok();
     }
     const bool check_robots = options_.respect_robots && h.robots;
     if (check_robots && *robots_work >= kRobotsWorkPerLease) return Status::Ok();
-    const QueueHead head = h.heads.front();
-    QueueItem item;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(head.value, &item));
     std::string key = ReadyKeyOf(h.prefix, head.rank, head.seq);
     PopFrontHead(h);  // ends `head`
     // The smallest key after this one, in the floor's own buffer: building

@@ -153,8 +153,7 @@ void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
   h.robots_state = state;
   h.robots_expires_ms = expires_ms;
   h.robots = std::move(rules);
-  RobotsRecord r{state, expires_ms, h.robots ? h.robots->Serialize() : RobotsRules().Serialize()};
-  batch->Put(store_->cf(Cf::kHost), h.prefix + 'R', EncodeRobotsRecord(r));
+  batch->Put(store_->cf(Cf::kHost), h.prefix + 'R', EncodeRobotsRecord(RobotsRecordOf(h)));
 }
 
 void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
@@ -167,6 +166,7 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
       report.outcome == DoneOutcome::kRobots || report.outcome == DoneOutcome::kFetched;
   int status = got_response ? report.http_status : 0;
   if (h.robots_state == RobotsState::kManual) return;  // the operator's rules win
+  UseRobotsOf(h, OriginOf(l.rec.item.url));
   if (report.outcome == DoneOutcome::kDisallowed) {
     // The worker refused to contact the host (a private address): nothing
     // to retry soon, so complete disallow now. Its pages are then settled
@@ -285,7 +285,10 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
         ++h.crawl->stats.leases_expired;
         h.crawl->dirty = true;
         if (l.rec.kind == LeaseKind::kRobots) {
-          h.robots_state = RobotsState::kNone;  // lease robots.txt again
+          if (h.robots_state != RobotsState::kManual) {
+            UseRobotsOf(h, OriginOf(l.rec.item.url));
+            h.robots_state = RobotsState::kNone;  // lease robots.txt again
+          }
         } else if (l.rec.item.attempt >= options_.max_attempts) {
           Fail(h, l.rec.item,
                "lease expired " + std::to_string(l.rec.item.attempt) + " times");

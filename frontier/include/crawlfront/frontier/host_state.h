@@ -109,10 +109,14 @@ std::string EncodeHostRecord(const HostRecord& r);
 void EncodeHostRecordTo(const HostRecord& r, std::string* out);
 Status DecodeHostRecord(std::string_view bytes, HostRecord* r);
 
+// A host queue's robots.txt rules, one set per origin (RFC 9309 scopes
+// robots.txt to scheme, host and port; a queue can hold several origins).
 struct RobotsRecord {
   RobotsState state = RobotsState::kNone;
   int64_t expires_ms = 0;
-  std::string rules;  // RobotsRules::Serialize()
+  std::string rules;   // RobotsRules::Serialize()
+  std::string origin;  // "scheme://authority"; empty in records of older versions
+  std::vector<RobotsRecord> others;  // the queue's other origins (one level deep)
 };
 std::string EncodeRobotsRecord(const RobotsRecord& r);
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
@@ -147,6 +151,15 @@ Status DecodeU64s(std::string_view bytes, std::vector<uint64_t>* values);
 
 struct CrawlState;
 
+// The robots.txt state of an origin that is not the host's current one.
+struct OriginRobots {
+  std::string origin;
+  RobotsState state = RobotsState::kNone;
+  int64_t expires_ms = 0;
+  std::shared_ptr<const RobotsRules> rules;
+  uint32_t errors = 0;
+};
+
 // RAM state of one host queue of one crawl. Holds counters and a few queue
 // heads, never the whole queue. Guarded by CrawlCore's mutex.
 struct HostState {
@@ -160,6 +173,11 @@ struct HostState {
   int64_t robots_expires_ms = 0;
   std::shared_ptr<const RobotsRules> robots;  // null = no rules
   uint32_t robots_errors = 0;  // failed robots fetches in a row (RAM only)
+  // The origin the robots_* fields above are for (empty: not known yet, the
+  // next page's origin adopts them), and the rules of the queue's other
+  // origins, swapped in by UseRobotsOf when a page of theirs comes up.
+  std::string robots_origin;
+  std::vector<OriginRobots> other_robots;
   uint32_t inflight = 0;
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the
@@ -190,5 +208,17 @@ struct HostState {
   bool counts_unwritten = false;
   uint64_t touched_epoch = 0;  // == CrawlCore::batch_epoch_: uncommitted queue writes
 };
+
+// "scheme://authority" of `url` (the part before its path, query or
+// fragment): what a robots.txt applies to.
+std::string_view OriginOf(std::string_view url);
+// Makes `origin` the host's current robots origin: its rules (or none yet,
+// state kNone) move into the robots_* fields and the current ones are kept
+// in other_robots. An unknown current origin (empty) adopts `origin`.
+void UseRobotsOf(HostState& h, std::string_view origin);
+// The host's robots rules of every origin, as stored.
+RobotsRecord RobotsRecordOf(const HostState& h);
+// The inverse, into `h`.
+Status RestoreRobots(const RobotsRecord& r, HostState& h);
 
 }  // namespace crawlfront

@@ -1,0 +1,114 @@
+// robots.txt per origin (RFC 9309: scheme, host and port) within one host
+// queue, which holds every origin of a host name (and, with the
+// registered-domain host key, every host of a domain).
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+class RobotsOriginTest : public CrawlFixture {
+ protected:
+  void SetUp() override {
+    CrawlOptions o = TestOptions();
+    o.default_delay = std::chrono::milliseconds(0);
+    o.robots_error_retry = std::chrono::milliseconds(60'000);
+    Open(o);
+  }
+  // Leases one URL at a time until nothing is leasable, answering robots.txt
+  // from `robots` (by robots URL; 404 when missing) and pages as fetched.
+  // Returns the leased URLs in order.
+  std::vector<std::string> Drain(const std::map<std::string, std::string>& robots) {
+    std::vector<std::string> leased;
+    for (int i = 0; i < 100; ++i) {
+      auto l = LeaseN(1);
+      if (l.empty()) break;
+      leased.push_back(l[0].url);
+      if (l[0].kind == LeaseKind::kRobots) {
+        auto it = robots.find(l[0].url);
+        EXPECT_TRUE(Done(l[0], it == robots.end() ? RobotsBody("", 404) : RobotsBody(it->second)));
+      } else {
+        EXPECT_TRUE(Done(l[0], Fetched()));
+      }
+      clock_.Advance(1);
+    }
+    return leased;
+  }
+};
+
+const std::map<std::string, std::string> kRules = {
+    {"http://a.test/robots.txt", "User-agent: *\nDisallow: /x\n"},
+    {"https://a.test/robots.txt", "User-agent: *\nDisallow: /y\n"},
+};
+
+TEST_F(RobotsOriginTest, EachOriginOfAQueueIsRuledByItsOwnRobotsTxt) {
+  AddUrls({"http://a.test/x1", "http://a.test:8080/x1", "https://a.test/x1",
+           "https://a.test/y1", "http://a.test/y1", "http://a.test/x2"});
+  ASSERT_EQ(core_->ListHosts("", 10).size(), 1u) << "one queue for the host name";
+  EXPECT_EQ(Drain(kRules), (std::vector<std::string>{
+                               "http://a.test/robots.txt",       // x1 blocked by it
+                               "http://a.test:8080/robots.txt",  // 404: all allowed
+                               "http://a.test:8080/x1",
+                               "https://a.test/robots.txt",
+                               "https://a.test/x1",  // y1 blocked
+                               "http://a.test/y1",   // http's rules again, not fetched again
+                           }));
+  CrawlStats s = core_->Stats("");
+  EXPECT_EQ(s.urls_robots_blocked, 3u) << "http x1 and x2, https y1";
+  EXPECT_EQ(s.robots_fetched, 3u);
+  EXPECT_TRUE(core_->Finished(""));
+}
+
+TEST_F(RobotsOriginTest, EveryOriginsRulesSurviveARestart) {
+  AddUrls({"http://a.test/1", "https://a.test/1"});
+  ASSERT_EQ(Drain(kRules).size(), 4u);
+  Reopen();
+  AddUrls({"https://a.test/y2", "http://a.test/x3", "https://a.test/x3", "http://a.test/y3"});
+  EXPECT_EQ(Drain(kRules), (std::vector<std::string>{"https://a.test/x3", "http://a.test/y3"}))
+      << "no robots.txt fetched again, each origin's rules applied";
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, 2u);
+}
+
+TEST_F(RobotsOriginTest, OperatorRulesCoverEveryOrigin) {
+  ASSERT_TRUE(core_->SetHostRobots("", "a.test", "User-agent: *\nDisallow: /x\n").ok());
+  AddUrls({"http://a.test/x1", "https://a.test/x1", "http://a.test:8080/ok"});
+  EXPECT_EQ(Drain(kRules), (std::vector<std::string>{"http://a.test:8080/ok"}));
+  EXPECT_EQ(core_->Stats("").robots_fetched, 0u);
+  EXPECT_EQ(core_->ListHosts("", 1).at(0).robots_state, "manual");
+}
+
+// An origin whose robots.txt failed holds the queue while its page is next
+// (complete disallow, RFC 9309), without dropping anything, and without
+// touching the other origins' rules.
+TEST_F(RobotsOriginTest, AFailingOriginWaitsForItsRetry) {
+  AddUrls({"http://a.test/1", "https://a.test/1", "http://a.test/2"});
+  auto l = LeaseN(1);  // http robots.txt
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(Done(l[0], RobotsBody("User-agent: *\nDisallow:\n")));
+  l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "http://a.test/1");
+  EXPECT_TRUE(Done(l[0], Fetched()));
+  l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "https://a.test/robots.txt");
+  EXPECT_TRUE(Done(l[0], RobotsBody("", 503)));
+  clock_.Advance(30'000);
+  EXPECT_TRUE(LeaseN(5).empty());
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u) << "pages wait, they are not dropped";
+  EXPECT_EQ(core_->ListHosts("", 1).at(0).robots_state, "error");
+  clock_.Advance(30'000);
+  EXPECT_EQ(Drain({}), (std::vector<std::string>{"https://a.test/robots.txt", "https://a.test/1",
+                                                 "http://a.test/2"}));
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, 0u);
+}
+
+}  // namespace
+}  // namespace crawlfront
