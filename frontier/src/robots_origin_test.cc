@@ -84,6 +84,24 @@ TEST_F(RobotsOriginTest, OperatorRulesCoverEveryOrigin) {
   EXPECT_EQ(core_->ListHosts("", 1).at(0).robots_state, "manual");
 }
 
+// Rules set while a robots.txt fetch is in flight stay when its lease
+// expires or is kept across a restart (both used to reset them).
+TEST_F(RobotsOriginTest, OperatorRulesOutliveARobotsLeaseInFlight) {
+  AddUrls({"http://a.test/x1", "http://a.test/ok"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  ASSERT_EQ(l[0].kind, LeaseKind::kRobots);
+  ASSERT_TRUE(core_->SetHostRobots("", "a.test", "User-agent: *\nDisallow: /x\n").ok());
+  Reopen();  // a clean close keeps the lease
+  clock_.Advance(options_.lease_timeout.count() + 1);
+  size_t expired = 0;
+  ASSERT_TRUE(core_->ExpireLeases(&expired).ok());
+  EXPECT_EQ(expired, 1u);
+  EXPECT_EQ(core_->ListHosts("", 1).at(0).robots_state, "manual");
+  EXPECT_EQ(Drain(kRules), (std::vector<std::string>{"http://a.test/ok"}));
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, 1u);
+}
+
 // An origin whose robots.txt failed holds the queue while its page is next
 // (complete disallow, RFC 9309), without dropping anything, and without
 // touching the other origins' rules.
