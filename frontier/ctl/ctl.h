@@ -87,5 +87,7 @@ int RunDeny(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunSimple(const GlobalOptions& g, const std::string& verb,
               const std::vector<std::string>& args);
 int RunRun(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunWorkers(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunRelease(const GlobalOptions& g, const std::vector<std::string>& args);
 
 }  // namespace crawlfront::ctl

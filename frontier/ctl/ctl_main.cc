@@ -26,6 +26,8 @@ constexpr const char* kUsage =
     "  crawl ID drop              delete every queued URL of a crawl\n"
     "  deny add|del REGEX | list  reject new URLs matching a pattern (run-time scope)\n"
     "  pause | resume             stop or restart handing out URLs\n"
+    "  workers                    leases in flight per worker\n"
+    "  release WORKER [ID ...]    end a gone worker's leases now (URLs queued again)\n"
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"
     "  seen URL                   1 if the URL was ever seen, else 0\n"
@@ -142,6 +144,8 @@ int main(int argc, char** argv) {
   if (cmd == "crawl") return RunCrawl(g, rest);
   if (cmd == "deny") return RunDeny(g, rest);
   if (cmd == "run") return RunRun(g, rest);
+  if (cmd == "workers") return RunWorkers(g, rest);
+  if (cmd == "release") return RunRelease(g, rest);
   if (cmd == "pause" || cmd == "resume" || cmd == "snapshot" || cmd == "checkpoint" ||
       cmd == "seen") {
     return RunSimple(g, cmd, rest);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/frontier_node.h"
 
@@ -262,7 +264,7 @@ void LeaseCmd(CallContext& ctx, FrontierNode& node) {
                          Clock::Real()->NowMs() + block});
     return;
   }
-  node.NoteWorker(args[1], leases.size(), 0);
+  node.NoteWorker(args[1], 0);
   EncodeLeases(ctx.reply(), leases);
 }
 
@@ -303,7 +305,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
     return node.crawl().Done(args[1], args[2], r, &known, ticket);
   });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
-  if (known) node.NoteWorker(args[1], 0, 1);
+  if (known) node.NoteWorker(args[1], 1);
   if (known && r.outcome == DoneOutcome::kFailed) node.NoteError("fetch failed: " + r.reason);
   ctx.reply().Integer(known ? 1 : 0);
 }
@@ -320,6 +322,34 @@ void RenewCmd(CallContext& ctx, FrontierNode& node) {
   Status s = node.crawl().Renew(args[1], args[2], ms, &known);
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   ctx.reply().Integer(known ? 1 : 0);
+}
+
+// FRONTIER.RELEASE worker_id [lease_id ...]
+void ReleaseCmd(CallContext& ctx, FrontierNode& node) {
+  auto args = ctx.args();
+  std::vector<std::string> ids(args.begin() + 2, args.end());
+  size_t released = 0;
+  Status s = node.crawl().ReleaseLeases(args[1], ids, &released);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  if (released > 0) {
+    std::string who(args[1].substr(0, 64));  // the worker's own text: printable only
+    for (char& c : who) c = (c >= 0x20 && c < 0x7f) ? c : '?';
+    spdlog::info("worker {}: {} lease(s) released, their URLs back in their queues", who,
+                 released);
+  }
+  ctx.reply().Integer(static_cast<int64_t>(released));
+}
+
+// FRONTIER.WORKERS: [worker, leases, next_deadline_in_ms] per worker holding leases.
+void WorkersCmd(CallContext& ctx, FrontierNode& node) {
+  auto workers = node.crawl().LeasesByWorker();
+  ctx.reply().ArrayHeader(workers.size());
+  for (const WorkerLeases& w : workers) {
+    ctx.reply().ArrayHeader(3);
+    ctx.reply().Bulk(w.worker);
+    ctx.reply().Integer(static_cast<int64_t>(w.leases));
+    ctx.reply().Integer(w.next_deadline_in_ms);
+  }
 }
 
 // FRONTIER.HOST host DELAY ms | BLOCK unix_ms | BUDGET n | ROBOTS text [CRAWL id]
@@ -537,6 +567,11 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
                                         [n](CallContext& c) { DoneCmd(c, *n); }));
   server.Register("FRONTIER.RENEW", Spec(-3, kCmdWrite | kCmdFast, "Extend a lease",
                                          [n](CallContext& c) { RenewCmd(c, *n); }));
+  server.Register("FRONTIER.RELEASE",
+                  Spec(-2, kCmdWrite, "End a worker's leases now, back to their queues",
+                       [n](CallContext& c) { ReleaseCmd(c, *n); }));
+  server.Register("FRONTIER.WORKERS", Spec(1, kCmdReadonly, "Leases in flight per worker",
+                                           [n](CallContext& c) { WorkersCmd(c, *n); }));
   server.Register("FRONTIER.HOST", Spec(-4, kCmdWrite | kCmdAdmin,
                                         "Set a host's delay, block, budget or robots",
                                         [n](CallContext& c) { HostCmd(c, *n); }));

@@ -2,6 +2,7 @@
 // INFO, /api/stats, /metrics and crawlctl (STYLE.md: INFO-style status).
 
 #include <algorithm>
+#include <map>
 
 #include "crawlfront/common/proc_status.h"
 #include "crawlfront/frontier/frontier_node.h"
@@ -193,12 +194,21 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
                         cs.fetched_2xx + cs.fetched_3xx + cs.fetched_4xx + cs.fetched_5xx,
                         cs.urls_failed});
   }
+  // Lease counts from the lease table: exact, and a worker that went quiet
+  // still shows while it holds leases (its hosts wait for their deadlines).
+  std::map<std::string, uint64_t, std::less<>> held;
+  for (WorkerLeases& w : crawl_->LeasesByWorker()) held.emplace(std::move(w.worker), w.leases);
   std::lock_guard lock(mu_);
   for (auto& [id, w] : workers_) {
-    if (s.unix_ms - w.last_seen_ms > 60'000) continue;  // gone quiet: not connected
+    auto it = held.find(id);
+    const uint64_t leases = it == held.end() ? 0 : it->second;
+    if (s.unix_ms - w.last_seen_ms > 60'000 && leases == 0) continue;  // gone
     uint64_t recent = 0;
     for (auto& [t, n] : w.done_times) recent += n;
-    s.workers.push_back({id, "", w.leases, w.dones, recent * 1000.0 / 10'000});
+    s.workers.push_back({id, "", leases, w.dones, recent * 1000.0 / 10'000});
+  }
+  for (auto& [id, leases] : held) {  // e.g. leases kept across a restart
+    if (!workers_.contains(id)) s.workers.push_back({id, "", leases, 0, 0});
   }
   s.recent_errors.assign(errors_.begin(), errors_.end());
   return s;

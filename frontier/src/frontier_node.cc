@@ -185,7 +185,7 @@ void FrontierNode::LeaseWaiterLoop() {
           writer.Error("ERR " + s.message());
         } else {
           EncodeLeases(writer, leases);
-          NoteWorker(w.worker, leases.size(), 0);
+          NoteWorker(w.worker, 0);
         }
         w.reply->Complete(std::move(out));
       } else {
@@ -211,14 +211,12 @@ void FrontierNode::NoteError(std::string text) {
   while (errors_.size() > kMaxErrors) errors_.pop_front();
 }
 
-void FrontierNode::NoteWorker(std::string_view id, uint64_t leased, uint64_t done) {
+void FrontierNode::NoteWorker(std::string_view id, uint64_t done) {
   int64_t now = Clock::Real()->NowMs();
   std::lock_guard lock(mu_);
   auto it = workers_.find(id);
   if (it == workers_.end()) it = workers_.emplace(std::string(id), WorkerActivity{}).first;
   WorkerActivity& w = it->second;
-  w.leases += leased;
-  w.leases -= std::min(w.leases, done);
   w.dones += done;
   w.last_seen_ms = now;
   if (done > 0) w.done_times.emplace_back(now, done);

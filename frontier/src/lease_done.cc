@@ -2,6 +2,7 @@
 // backoff, failures, robots.txt results.
 
 #include <algorithm>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -269,6 +270,14 @@ Status CrawlCore::Renew(std::string_view worker, std::string_view lease_id, int6
 }
 
 Status CrawlCore::ExpireLeases(size_t* expired) {
+  return ExpireWhere(
+      [](uint64_t, const LeaseInFlight& l, int64_t now) { return l.deadline_ms < now; }, expired);
+}
+
+// Ends the leases `due` picks as expired: back to their queues with
+// attempt+1, or failed after max_attempts; a robots lease makes its origin
+// fetch robots.txt again.
+Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired) {
   size_t n = 0;
   {
     std::lock_guard lock(mu_);
@@ -279,7 +288,7 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
     for (auto it = leases_.begin(); it != leases_.end();) {
       auto next = std::next(it);
       LeaseInFlight& l = it->second;
-      if (l.deadline_ms < now) {
+      if (due(it->first, l, now)) {
         HostState& h = *hosts_[l.host];
         ReleaseEntry(l, &batch);
         ++h.crawl->stats.leases_expired;
@@ -309,6 +318,40 @@ Status CrawlCore::ExpireLeases(size_t* expired) {
   if (expired) *expired = n;
   if (n > 0) Notify();
   return Status::Ok();
+}
+
+Status CrawlCore::ReleaseLeases(std::string_view worker, std::span<const std::string> lease_ids,
+                                size_t* released) {
+  std::set<uint64_t> ids;
+  for (const std::string& s : lease_ids) {
+    uint64_t id;
+    if (ParseLeaseId(s, &id)) ids.insert(id);  // others match no lease
+  }
+  if (!lease_ids.empty() && ids.empty()) {
+    *released = 0;
+    return Status::Ok();
+  }
+  auto mine = [&](uint64_t id, const LeaseInFlight& l, int64_t) {
+    return l.rec.worker == worker && (ids.empty() || ids.count(id) > 0);
+  };
+  return ExpireWhere(mine, released);
+}
+
+std::vector<WorkerLeases> CrawlCore::LeasesByWorker() {
+  std::lock_guard lock(mu_);
+  const int64_t now = clock_->NowMs();
+  std::map<std::string_view, WorkerLeases> by;
+  for (const auto& [id, l] : leases_) {
+    WorkerLeases& w = by[l.rec.worker];
+    const int64_t left = std::max<int64_t>(0, l.deadline_ms - now);
+    if (w.leases++ == 0 || left < w.next_deadline_in_ms) w.next_deadline_in_ms = left;
+  }
+  std::vector<WorkerLeases> out;
+  for (auto& [worker, w] : by) {
+    w.worker = std::string(worker);
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 }  // namespace crawlfront

@@ -202,12 +202,14 @@ void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {
 
 void WriteWorkers(MetricWriter& w, const std::vector<WorkerStatus>& workers) {
   size_t n = std::min(workers.size(), kStatusMaxWorkers);
-  w.Single("crawlfront_workers_connected", "gauge", "Connected workers.",
+  w.Single("crawlfront_workers_connected", "gauge",
+           "Workers seen in the last minute or holding leases.",
            D(workers.size()));
   auto labels = [&](size_t i) {
     return Labels{{"worker", workers[i].id}, {"address", workers[i].address}};
   };
-  w.Family("crawlfront_worker_leases", "gauge", "URLs leased to the worker now.");
+  w.Family("crawlfront_worker_leases", "gauge",
+           "Leases the worker holds now (pages and robots.txt).");
   for (size_t i = 0; i < n; ++i)
     w.Sample("crawlfront_worker_leases", labels(i), D(workers[i].leases));
   w.Family("crawlfront_worker_dones_total", "counter", "DONE reports from the worker.");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "daemon.h"
 #include "integ_util.h"
@@ -480,6 +481,59 @@ TEST_F(CrawlctlTest, DenyRejectsMatchingUrlsOfItsCrawlUntilRemoved) {
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.DENY", "ADD"}).type, RespType::kError);
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.DENY", "NOPE", "x"}).type, RespType::kError);
   EXPECT_EQ(Ctl({"deny", "add"}).exit_code, 2);
+}
+
+// A worker that is gone holds its leases (and their hosts) until their
+// deadlines; `crawlctl workers` shows it and `crawlctl release` ends them.
+TEST_F(CrawlctlTest, WorkersShowsLeasesAndReleaseEndsAGoneWorkers) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADD", "http://w1.test/", "http://w2.test/",
+                             "http://w3.test/"})
+                .elements.size(),
+            3u);
+  RespValue gone = integ::Call(*c, {"FRONTIER.LEASE", "gone-1", "2"});
+  ASSERT_EQ(gone.elements.size(), 2u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.LEASE", "live-1", "5"}).elements.size(), 1u);
+
+  auto workers = Ctl({"workers"});
+  EXPECT_EQ(workers.exit_code, 0) << workers.err;
+  std::vector<std::string> lines = integ::Lines(workers.out);
+  ASSERT_EQ(lines.size(), 3u) << workers.out;  // header + 2
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(^ +2 +[0-9]+  gone-1$)"))) << lines[1];
+  EXPECT_TRUE(std::regex_search(lines[2], std::regex(R"(^ +1 +[0-9]+  live-1$)"))) << lines[2];
+  auto json = Ctl({"--json", "workers"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const boost::json::array rows = boost::json::parse(json.out).as_array();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("worker").as_string(), "gone-1");
+  EXPECT_EQ(rows[0].at("leases").to_number<int64_t>(), 2);
+  EXPECT_GT(rows[0].at("next_deadline_in_ms").to_number<int64_t>(), 0);
+
+  auto release = Ctl({"release", "gone-1"});
+  EXPECT_EQ(release.exit_code, 0) << release.err;
+  EXPECT_EQ(release.out, "released 2 leases of gone-1\n");
+  lines = integ::Lines(Ctl({"workers"}).out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(  live-1$)"))) << lines[1];
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DONE", "gone-1", gone.elements[0].elements[0].str,
+                             "robots", "STATUS", "404"})
+                .integer,
+            0)
+      << "a released lease is closed";
+  // Their hosts are leased again after the politeness delay, not the lease timeout.
+  RespValue again = integ::Call(*c, {"FRONTIER.LEASE", "new-1", "5", "BLOCK", "5000"});
+  std::set<std::string> urls;
+  for (const RespValue& l : again.elements) urls.insert(l.elements[1].str);
+  for (int i = 0; i < 10 && urls.size() < 2; ++i) {
+    again = integ::Call(*c, {"FRONTIER.LEASE", "new-1", "5", "BLOCK", "5000"});
+    for (const RespValue& l : again.elements) urls.insert(l.elements[1].str);
+  }
+  EXPECT_EQ(urls, (std::set<std::string>{gone.elements[0].elements[1].str,
+                                         gone.elements[1].elements[1].str}));
+  EXPECT_EQ(Ctl({"release"}).exit_code, 2);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.RELEASE"}).type, RespType::kError);
+  EXPECT_EQ(Ctl({"--json", "release", "nobody"}).out, "{\"worker\":\"nobody\",\"released\":0}\n");
 }
 
 TEST_F(CrawlctlTest, ExitCodes) {

@@ -142,6 +142,12 @@ struct CrawlInfo {
   CrawlStats stats;
 };
 
+struct WorkerLeases {
+  std::string worker;
+  uint64_t leases = 0;
+  int64_t next_deadline_in_ms = 0;  // until the earliest of them ends
+};
+
 struct HostInfo {
   std::string host;  // host key
   std::string crawl;
@@ -259,6 +265,14 @@ class CrawlCore {
   // max_attempts the URL fails with "lease expired N times"). Call
   // periodically. `expired` (optional) gets the number handled.
   Status ExpireLeases(size_t* expired = nullptr);
+  // Ends `worker`'s leases now as if they had expired (attempt+1), all of
+  // them or those in `lease_ids`: a worker that crashed and was restarted
+  // under the same id, or one an operator knows is gone, need not hold its
+  // hosts until the deadlines. `released` gets how many there were.
+  Status ReleaseLeases(std::string_view worker, std::span<const std::string> lease_ids,
+                       size_t* released);
+  // Leases in flight per worker id, from the lease table (exact).
+  std::vector<WorkerLeases> LeasesByWorker();
 
   // Host controls, persisted and kept across restarts. `host` is a host name
   // (mapped to its queue key per the host key mode); empty crawl = default.
@@ -451,6 +465,8 @@ class CrawlCore {
   LeaseInFlight* FindLease(std::string_view worker, std::string_view lease_id,
                            uint64_t* id);
   void EndLease(uint64_t id, LeaseInFlight& l);
+  using ExpiryFilter = std::function<bool(uint64_t id, const LeaseInFlight&, int64_t now)>;
+  Status ExpireWhere(const ExpiryFilter& due, size_t* expired);
   void ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch);
   void FinishPage(HostState& h);
   void DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,

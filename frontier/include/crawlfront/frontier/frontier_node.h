@@ -46,8 +46,8 @@ class FrontierNode {
 
   // Records an error for the status page (bounded list) and logs it.
   void NoteError(std::string text);
-  // Tracks worker activity for the status page.
-  void NoteWorker(std::string_view id, uint64_t leased, uint64_t done);
+  // Tracks worker activity (last seen, DONEs) for the status page.
+  void NoteWorker(std::string_view id, uint64_t done);
 
   // Blocking FRONTIER.LEASE support: waits until work arrives or the deadline.
   struct LeaseWaiter {
@@ -90,7 +90,7 @@ class FrontierNode {
   std::deque<std::function<void()>> admin_jobs_;
   std::deque<ErrorEntry> errors_;
   struct WorkerActivity {
-    uint64_t leases = 0, dones = 0;
+    uint64_t dones = 0;
     int64_t last_seen_ms = 0;
     std::deque<std::pair<int64_t, uint64_t>> done_times;  // for pages/s
   };
