@@ -157,21 +157,23 @@ Status CrawlCore::RestoreHosts() {
     std::string crawl, host_key;
     size_t plen;
     std::string_view key = it->key().ToStringView();
-    if (!ParseHostPrefix(key, &part, &crawl, &host_key, &plen) || key.size() != plen + 1) {
+    // 'H', or 'R' and the robots record's origin (none in older versions).
+    if (!ParseHostPrefix(key, &part, &crawl, &host_key, &plen) || key.size() <= plen ||
+        (key[plen] != 'R' && key.size() != plen + 1)) {
       return Status::Corruption("bad host key");
     }
     HostState& h = HostFor(CrawlFor(crawl), host_key, part);
-    if (key.back() == 'H') {
+    if (key[plen] == 'H') {
       CRAWLFRONT_RETURN_IF_ERROR(DecodeHostRecord(it->value().ToStringView(), &h.rec));
       host_budgets_ |= h.rec.budget >= 0;
       // Entries leased by the previous run are still in kQueue: queued again.
       h.rec.queued += h.rec.leased;
       h.rec.leased = 0;
       if (h.rec.scheduled > 0) h.sched_min_due = 0;  // found on first PromoteDue
-    } else if (key.back() == 'R') {
+    } else if (key[plen] == 'R') {
       RobotsRecord r;
       CRAWLFRONT_RETURN_IF_ERROR(DecodeRobotsRecord(it->value().ToStringView(), &r));
-      CRAWLFRONT_RETURN_IF_ERROR(RestoreRobots(r, h));
+      CRAWLFRONT_RETURN_IF_ERROR(RestoreRobots(key.substr(plen + 1), r, h));
     }
   }
   return FromRocks(it->status());
@@ -538,7 +540,9 @@ Status CrawlCore::SetHostRobots(std::string_view crawl, std::string_view host,
                                 std::string_view text) {
   auto rules = std::make_shared<const RobotsRules>(ParseRobots(text, options_.user_agent));
   return UpdateHost(crawl, host, [&](HostState& h, rocksdb::WriteBatch* batch) {
-    h.other_robots.clear();  // the operator's rules cover every origin
+    // The operator's rules cover every origin: the others' go.
+    h.other_robots.clear();
+    batch->DeleteRange(store_->cf(Cf::kHost), RobotsKey(h.prefix, ""), h.prefix + 'S');
     SetRobots(h, RobotsState::kManual, kNever, rules, batch);
   });
 }

@@ -30,7 +30,7 @@ inline std::map<std::string, HostRecord> StoredHostRecords(Store& store) {
     uint16_t part;
     std::string crawl, host;
     size_t plen;
-    if (key.back() != 'H' || !ParseHostPrefix(key, &part, &crawl, &host, &plen)) continue;
+    if (!ParseHostPrefix(key, &part, &crawl, &host, &plen) || key.substr(plen) != "H") continue;
     EXPECT_TRUE(DecodeHostRecord(it->value().ToStringView(), &out[host]).ok());
   }
   return out;

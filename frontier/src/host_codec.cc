@@ -213,57 +213,23 @@ Status DecodeHostRecord(std::string_view bytes, HostRecord* h) {
   return Status::Ok();
 }
 
-namespace {
-
-// One origin's rules: state | be64 expires | rules | origin.
-void AppendRobots(const RobotsRecord& r, std::string* v) {
-  v->push_back(static_cast<char>(r.state));
-  AppendBe64(v, static_cast<uint64_t>(r.expires_ms));
-  PutStr(v, r.rules);
-}
-
-bool ReadRobots(Reader& rd, RobotsRecord* r) {
-  uint8_t state;
-  if (!rd.Byte(&state) || state > static_cast<uint8_t>(RobotsState::kManual) ||
-      !rd.I64(&r->expires_ms) || !rd.Str(&r->rules)) {
-    return false;
-  }
-  r->state = static_cast<RobotsState>(state);
-  return true;
-}
-
-}  // namespace
-
-// The current origin's rules as older versions wrote them (which had no
-// origin and nothing after), then its origin, then be32 count and the other
-// origins' rules, each followed by its origin.
 std::string EncodeRobotsRecord(const RobotsRecord& r) {
   std::string v;
-  AppendRobots(r, &v);
-  PutStr(&v, r.origin);
-  AppendBe32(&v, static_cast<uint32_t>(r.others.size()));
-  for (const RobotsRecord& o : r.others) {
-    AppendRobots(o, &v);
-    PutStr(&v, o.origin);
-  }
+  v.push_back(static_cast<char>(r.state));
+  AppendBe64(&v, static_cast<uint64_t>(r.expires_ms));
+  PutStr(&v, r.rules);
   return v;
 }
 
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r) {
   Reader rd(bytes);
-  const Status bad = Status::Corruption("bad robots record");
-  r->origin.clear();
-  r->others.clear();
-  if (!ReadRobots(rd, r)) return bad;
-  if (rd.empty()) return Status::Ok();  // an older version's record
-  uint32_t n;
-  if (!rd.Str(&r->origin) || !rd.U32(&n)) return bad;
-  for (uint32_t i = 0; i < n; ++i) {
-    RobotsRecord o;
-    if (!ReadRobots(rd, &o) || !rd.Str(&o.origin)) return bad;
-    r->others.push_back(std::move(o));
+  uint8_t state;
+  if (!rd.Byte(&state) || state > static_cast<uint8_t>(RobotsState::kManual) ||
+      !rd.I64(&r->expires_ms) || !rd.Str(&r->rules) || !rd.empty()) {
+    return Status::Corruption("bad robots record");
   }
-  return rd.empty() ? Status::Ok() : bad;
+  r->state = static_cast<RobotsState>(state);
+  return Status::Ok();
 }
 
 std::string LeaseKey(uint16_t partition, uint64_t id) {

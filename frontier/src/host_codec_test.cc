@@ -46,35 +46,11 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   EXPECT_EQ(old.leased, 2u);
   EXPECT_EQ(old.seq_mark, 0u);
   EXPECT_FALSE(DecodeHostRecord("xyz", &hb).ok());
-}
-
-// Robots records hold one rules set per origin; older ones had one, with no
-// origin, and read with an empty origin (the next page's adopts them).
-TEST(HostCodecTest, RobotsRecordsRoundTripEveryOriginAndOldOnesRead) {
-  RobotsRecord other{RobotsState::kOk, 5, "other rules", "https://a.test:8443", {}};
-  RobotsRecord rr{RobotsState::kError, 77, "rules", "http://a.test", {other}}, rb;
+  RobotsRecord rr{RobotsState::kError, 77, "rules"}, rb;
   ASSERT_TRUE(DecodeRobotsRecord(EncodeRobotsRecord(rr), &rb).ok());
   EXPECT_EQ(rb.state, RobotsState::kError);
-  EXPECT_EQ(rb.expires_ms, 77);
   EXPECT_EQ(rb.rules, "rules");
-  EXPECT_EQ(rb.origin, "http://a.test");
-  ASSERT_EQ(rb.others.size(), 1u);
-  EXPECT_EQ(rb.others[0].state, RobotsState::kOk);
-  EXPECT_EQ(rb.others[0].expires_ms, 5);
-  EXPECT_EQ(rb.others[0].rules, "other rules");
-  EXPECT_EQ(rb.others[0].origin, "https://a.test:8443");
-  // An older version's record: state | be64 expires | be32 length | rules.
-  std::string old("\x02\0\0\0\0\0\0\0\x09\0\0\0\x03" "abc", 16);
-  ASSERT_TRUE(DecodeRobotsRecord(old, &rb).ok());
-  EXPECT_EQ(rb.state, RobotsState::kOk);
-  EXPECT_EQ(rb.expires_ms, 9);
-  EXPECT_EQ(rb.rules, "abc");
-  EXPECT_EQ(rb.origin, "");
-  EXPECT_TRUE(rb.others.empty());
-  const std::string good = EncodeRobotsRecord(rr);
-  EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + good.substr(1), &rb).ok());
-  EXPECT_FALSE(DecodeRobotsRecord(good.substr(0, good.size() - 1), &rb).ok());
-  EXPECT_FALSE(DecodeRobotsRecord(good + "x", &rb).ok());
+  EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + EncodeRobotsRecord(rr).substr(1), &rb).ok());
 }
 
 // A lease kept by a clean close carries its time left and queue key; a

@@ -154,7 +154,10 @@ void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
   h.robots_state = state;
   h.robots_expires_ms = expires_ms;
   h.robots = std::move(rules);
-  batch->Put(store_->cf(Cf::kHost), h.prefix + 'R', EncodeRobotsRecord(RobotsRecordOf(h)));
+  RobotsRecord r{state, expires_ms, h.robots ? h.robots->Serialize() : RobotsRules().Serialize()};
+  batch->Put(store_->cf(Cf::kHost), RobotsKey(h.prefix, h.robots_origin), EncodeRobotsRecord(r));
+  // An older version's record (no origin), if any, is superseded.
+  if (!h.robots_origin.empty()) batch->Delete(store_->cf(Cf::kHost), RobotsKey(h.prefix, ""));
 }
 
 void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,

@@ -61,6 +61,7 @@ TEST_F(LeaseReleaseTest, OnlyTheNamedLeasesOfThatWorker) {
   auto l = LeaseN(2, "w");
   ASSERT_EQ(l.size(), 2u);
   EXPECT_EQ(Release("other", {l[0].lease_id}), 0u) << "not its lease";
+  EXPECT_EQ(Release("w", {"not-a-lease-id"}), 0u) << "naming only bad ids is not 'all'";
   EXPECT_EQ(Release("w", {"not-a-lease-id", "L0000000000000000"}), 0u);
   EXPECT_EQ(Release("w", {l[0].lease_id}), 1u);
   EXPECT_EQ(Release("w", {l[0].lease_id}), 0u) << "already released";

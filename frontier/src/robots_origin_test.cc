@@ -76,6 +76,85 @@ TEST_F(RobotsOriginTest, EveryOriginsRulesSurviveARestart) {
   EXPECT_EQ(core_->Stats("").urls_robots_blocked, 2u);
 }
 
+// The robots records on disk, by the origin in their key.
+std::map<std::string, RobotsRecord> StoredRobots(Store& store) {
+  std::unique_ptr<rocksdb::Iterator> it(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.cf(Cf::kHost)));
+  std::map<std::string, RobotsRecord> out;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view key = it->key().ToStringView();
+    uint16_t part;
+    std::string crawl, host;
+    size_t plen;
+    if (!ParseHostPrefix(key, &part, &crawl, &host, &plen) || key.size() <= plen ||
+        key[plen] != 'R') {
+      continue;
+    }
+    EXPECT_TRUE(DecodeRobotsRecord(it->value().ToStringView(),
+                                   &out[std::string(key.substr(plen + 1))])
+                    .ok());
+  }
+  return out;
+}
+
+// A robots.txt result writes its own origin's record only, so a queue with
+// many origins (the registered-domain host key) does not rewrite them all.
+TEST_F(RobotsOriginTest, EachOriginIsStoredUnderItsOwnKey) {
+  AddUrls({"http://a.test/1", "https://a.test/1", "http://a.test:8080/1"});
+  Drain(kRules);
+  auto stored = StoredRobots(*store_);
+  ASSERT_EQ(stored.size(), 3u);
+  EXPECT_EQ(stored.count("http://a.test:8080"), 1u);
+  for (const std::string origin : {"http://a.test", "https://a.test"}) {
+    auto rules = RobotsRules::Deserialize(stored.at(origin).rules);
+    ASSERT_TRUE(rules.ok());
+    EXPECT_EQ(stored.at(origin).state, RobotsState::kOk);
+    EXPECT_EQ(rules->Allowed("/x"), origin != "http://a.test") << origin;
+    EXPECT_EQ(rules->Allowed("/y"), origin != "https://a.test") << origin;
+  }
+  // Operator rules replace every origin's, on disk too.
+  ASSERT_TRUE(core_->SetHostRobots("", "a.test", "User-agent: *\nDisallow: /z\n").ok());
+  stored = StoredRobots(*store_);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored.begin()->second.state, RobotsState::kManual);
+}
+
+// Records of older versions had no origin: fetched rules are fetched again
+// (which origin they came from is unknown), operator rules still hold.
+TEST_F(RobotsOriginTest, OlderRecordsWithoutOriginAreFetchedAgainUnlessSetByAnOperator) {
+  AddUrls({"http://a.test/1", "http://b.test/1"});
+  Reopen();  // a clean close writes the host records, whose keys give the prefixes
+  std::map<std::string, std::string> prefixes;  // host -> its kHost prefix
+  {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kHost)));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      std::string_view key = it->key().ToStringView();
+      uint16_t part;
+      std::string crawl, host;
+      size_t plen;
+      if (ParseHostPrefix(key, &part, &crawl, &host, &plen)) prefixes[host] = key.substr(0, plen);
+    }
+  }
+  ASSERT_EQ(prefixes.size(), 2u);
+  const std::string disallow_all = ParseRobots("User-agent: *\nDisallow: /\n", "crawlfront").Serialize();
+  rocksdb::WriteBatch old;
+  old.Put(store_->cf(Cf::kHost), prefixes.at("a.test") + 'R',
+          EncodeRobotsRecord({RobotsState::kOk, clock_.NowMs() + 3'600'000, disallow_all}));
+  old.Put(store_->cf(Cf::kHost), prefixes.at("b.test") + 'R',
+          EncodeRobotsRecord({RobotsState::kManual, kNever, disallow_all}));
+  ASSERT_TRUE(store_->db()->Write(rocksdb::WriteOptions(), &old).ok());
+  Reopen();
+  AddUrls({"https://b.test/1"});
+  EXPECT_EQ(Drain({}), (std::vector<std::string>{"http://a.test/robots.txt", "http://a.test/1"}))
+      << "a's rules fetched again (404: all allowed); b's operator rules block both origins";
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, 2u);
+  auto stored = StoredRobots(*store_);
+  EXPECT_EQ(stored.count("http://a.test"), 1u);
+  EXPECT_EQ(stored.count(""), 1u) << "b's operator rules stay";
+  EXPECT_EQ(stored.at("").state, RobotsState::kManual);
+}
+
 TEST_F(RobotsOriginTest, OperatorRulesCoverEveryOrigin) {
   ASSERT_TRUE(core_->SetHostRobots("", "a.test", "User-agent: *\nDisallow: /x\n").ok());
   AddUrls({"http://a.test/x1", "https://a.test/x1", "http://a.test:8080/ok"});

@@ -8,7 +8,9 @@
 //             -> QueueItem          (ready entries, leased in key order)
 //   kQueue  prefix 0x01 | be64 due_ms | be64 seq
 //             -> QueueItem          (scheduled: retries and recrawls)
-//   kHost   prefix 'H' -> HostRecord;  prefix 'R' -> RobotsRecord
+//   kHost   prefix 'H' -> HostRecord;  prefix 'R' origin -> RobotsRecord
+//           (one per origin, e.g. "https://h:8443"; older versions wrote one
+//           per host with no origin)
 //   kLease  be16 partition | be64 lease id -> LeaseRecord: the leases in
 //           flight at a clean close, taken back and deleted by the next open
 //           (their pages' entries stay in kQueue meanwhile)
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -109,14 +112,12 @@ std::string EncodeHostRecord(const HostRecord& r);
 void EncodeHostRecordTo(const HostRecord& r, std::string* out);
 Status DecodeHostRecord(std::string_view bytes, HostRecord* r);
 
-// A host queue's robots.txt rules, one set per origin (RFC 9309 scopes
-// robots.txt to scheme, host and port; a queue can hold several origins).
+// One origin's robots.txt rules (RFC 9309 scopes robots.txt to scheme, host
+// and port; a host queue can hold several origins), each under its own key.
 struct RobotsRecord {
   RobotsState state = RobotsState::kNone;
   int64_t expires_ms = 0;
-  std::string rules;   // RobotsRules::Serialize()
-  std::string origin;  // "scheme://authority"; empty in records of older versions
-  std::vector<RobotsRecord> others;  // the queue's other origins (one level deep)
+  std::string rules;  // RobotsRules::Serialize()
 };
 std::string EncodeRobotsRecord(const RobotsRecord& r);
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
@@ -153,7 +154,6 @@ struct CrawlState;
 
 // The robots.txt state of an origin that is not the host's current one.
 struct OriginRobots {
-  std::string origin;
   RobotsState state = RobotsState::kNone;
   int64_t expires_ms = 0;
   std::shared_ptr<const RobotsRules> rules;
@@ -177,7 +177,7 @@ struct HostState {
   // next page's origin adopts them), and the rules of the queue's other
   // origins, swapped in by UseRobotsOf when a page of theirs comes up.
   std::string robots_origin;
-  std::vector<OriginRobots> other_robots;
+  std::map<std::string, OriginRobots, std::less<>> other_robots;
   uint32_t inflight = 0;
   int64_t sched_min_due = kNever;  // earliest scheduled entry, if any
   // The first heads.size() ready entries in key order (a prefix of the
@@ -216,9 +216,11 @@ std::string_view OriginOf(std::string_view url);
 // state kNone) move into the robots_* fields and the current ones are kept
 // in other_robots. An unknown current origin (empty) adopts `origin`.
 void UseRobotsOf(HostState& h, std::string_view origin);
-// The host's robots rules of every origin, as stored.
-RobotsRecord RobotsRecordOf(const HostState& h);
-// The inverse, into `h`.
-Status RestoreRobots(const RobotsRecord& r, HostState& h);
+// The kHost key of the robots rules of `origin` of the host at `prefix`.
+std::string RobotsKey(std::string_view prefix, std::string_view origin);
+// Takes a stored robots record of `origin` into `h`: as the current rules if
+// it has none yet, else among the other origins'. An older version's record
+// (no origin) is kept only if an operator set it (it covers every origin).
+Status RestoreRobots(std::string_view origin, const RobotsRecord& r, HostState& h);
 
 }  // namespace crawlfront
