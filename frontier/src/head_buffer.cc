@@ -1,5 +1,6 @@
 #include "crawlfront/frontier/head_buffer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -43,20 +44,28 @@ size_t HeadBuffer::RecordSize(size_t offset) const {
   return kFixed + Load32(buf_.data() + offset + 16);
 }
 
-void HeadBuffer::Reserve(size_t n) {
+size_t HeadBuffer::GrownCapacity(size_t need, Growth growth) const {
+  if (growth == Growth::kDouble) need = std::max(need, 2 * buf_.capacity());
+  return SizeClass(need);
+}
+
+void HeadBuffer::Reserve(size_t n, Growth growth) {
   if (begin_ > 0 && 2 * size_t{begin_} >= buf_.size()) {
     buf_.erase(buf_.begin(), buf_.begin() + begin_);
     last_ -= begin_;
     begin_ = 0;
   }
-  // To the allocator's size class: the same memory, and a buffer growing
-  // one head at a time is not copied on every insert.
-  if (buf_.size() + n > buf_.capacity()) buf_.reserve(SizeClass(buf_.size() + n));
+  // Always to a size class: the same memory, which heap_bytes() counts.
+  const size_t need = buf_.size() + n;
+  if (need > buf_.capacity()) {
+    buf_.reserve(GrownCapacity(need, growth));
+    doubled_ = growth == Growth::kDouble;
+  }
 }
 
-void HeadBuffer::Insert(const QueueHead& head) {
+void HeadBuffer::Insert(const QueueHead& head, Growth growth) {
   const size_t size = kFixed + head.value.size();
-  Reserve(size);
+  Reserve(size, growth);
   // Usually at the end (no larger head held): no scan.
   size_t pos = buf_.size();
   if (count_ > 0 && head < At(last_)) {
@@ -80,14 +89,20 @@ void HeadBuffer::PopFront() {
   // A draining buffer gives back what it popped as it goes, as a deque of
   // heads did: the budget counts held bytes, so keeping the whole buffer
   // until it empties would let refills read half as many heads.
+  // A doubled buffer keeps its room for adds (a host taking URLs and
+  // leasing them in turn would otherwise reallocate on every pop and
+  // insert) until it has drained to 3/8 of it.
   const size_t live = buf_.size() - begin_;
-  if (buf_.capacity() - live >= kMinShrink && 3 * buf_.capacity() > 4 * live) {
+  const size_t unused = buf_.capacity() - live;
+  const bool shrink = doubled_ ? 8 * live < 3 * buf_.capacity() : 4 * unused > buf_.capacity();
+  if (unused >= kMinShrink && shrink) {
     std::vector<char> kept;
     kept.reserve(live);
     kept.assign(buf_.begin() + begin_, buf_.end());
     buf_.swap(kept);
     last_ -= begin_;
     begin_ = 0;
+    doubled_ = false;
   }
 }
 
@@ -103,6 +118,7 @@ void HeadBuffer::PopBack() {
 void HeadBuffer::Clear() {
   std::vector<char>().swap(buf_);
   begin_ = last_ = count_ = 0;
+  doubled_ = false;
 }
 
 void HeadBuffer::Assign(const std::vector<char>& records, size_t count) {
@@ -127,9 +143,9 @@ size_t HeadBuffer::SizeClass(size_t n) {
 
 uint64_t HeadBuffer::heap_bytes() const { return SizeClass(buf_.capacity()); }
 
-uint64_t HeadBuffer::heap_bytes_with(size_t value_size) const {
+uint64_t HeadBuffer::heap_bytes_with(size_t value_size, Growth growth) const {
   const size_t need = buf_.size() + kFixed + value_size;
-  return need > buf_.capacity() ? SizeClass(need) : heap_bytes();
+  return need > buf_.capacity() ? GrownCapacity(need, growth) : heap_bytes();
 }
 
 }  // namespace crawlfront

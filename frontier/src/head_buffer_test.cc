@@ -121,6 +121,55 @@ TEST(HeadBufferTest, DrainingGivesMemoryBack) {
   }
 }
 
+// Adds grow a host's buffer one head at a time: doubling reallocates it a
+// few times, size classes dozens (each a copy of the whole buffer).
+TEST(HeadBufferTest, DoublingGrowsInFewReallocations) {
+  const std::string value(60, 'v');
+  auto reallocations = [&](HeadBuffer::Growth growth) {
+    HeadBuffer b;
+    int changes = 0;
+    uint64_t bytes = 0;
+    for (uint64_t seq = 0; seq < 256; ++seq) {
+      b.Insert({0, seq, value}, growth);
+      if (b.heap_bytes() != bytes) ++changes;
+      bytes = b.heap_bytes();
+    }
+    EXPECT_EQ(b.size(), 256u);
+    EXPECT_EQ(b.back().seq, 255u);
+    return std::pair{changes, bytes};
+  };
+  const auto [doubled, doubled_bytes] = reallocations(HeadBuffer::Growth::kDouble);
+  const auto [classed, classed_bytes] = reallocations(HeadBuffer::Growth::kSizeClass);
+  EXPECT_LE(doubled, 10);
+  EXPECT_GE(classed, 20);
+  EXPECT_LE(classed_bytes, 256 * 80 * 5 / 4);
+  EXPECT_LE(doubled_bytes, 2 * 256 * 80);
+}
+
+// Room left at the back by doubling is for adds: popping the front must not
+// give it back at once, or a host taking and leasing URLs in turn would
+// reallocate on every pop and insert.
+TEST(HeadBufferTest, PopsKeepTheRoomGrowthLeft) {
+  HeadBuffer b;
+  const std::string value(60, 'v');
+  uint64_t seq = 0;
+  while (b.size() < 65) b.Insert({0, seq++, value}, HeadBuffer::Growth::kDouble);
+  const uint64_t grown = b.heap_bytes();
+  int changes = 0;
+  for (int i = 0; i < 1000; ++i) {
+    b.PopFront();
+    if (b.heap_bytes() != grown) ++changes;
+    b.Insert({0, seq++, value}, HeadBuffer::Growth::kDouble);
+    if (b.heap_bytes() != grown) ++changes;
+  }
+  EXPECT_EQ(changes, 0);
+  EXPECT_EQ(b.size(), 65u);
+  EXPECT_EQ(b.front().seq, seq - 65);
+  // Drained, it gives the memory back all the same.
+  while (b.size() > 4) b.PopFront();
+  EXPECT_LE(b.heap_bytes(), 1024u);
+}
+
 TEST(HeadBufferTest, HeapBytesFollowTheAllocatorsSizeClasses) {
   HeadBuffer b;
   std::vector<char> records;

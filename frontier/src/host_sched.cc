@@ -91,9 +91,15 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   // A buffer that holds its host's whole queue grows with it, within the
   // budget: its leases then read no RocksDB (refills were a third of the
   // lease + done step's CPU, docs/benchmarks.md, session 35).
+  // Buffers grow by doubling (few copies: they were a tenth of an add's
+  // CPU) while the budget is less than half used, then by size class (little
+  // slack where RAM is short).
+  const HeadBuffer::Growth growth = 2 * heads_mem_.bytes < options_.queue_heads_bytes
+                                        ? HeadBuffer::Growth::kDouble
+                                        : HeadBuffer::Growth::kSizeClass;
   uint32_t limit = std::max(h.head_target, options_.head_buffer);
   if (holds_all && h.heads.size() >= limit &&
-      heads_mem_.bytes + h.heads.heap_bytes_with(value.size()) - h.heads.heap_bytes() <=
+      heads_mem_.bytes + h.heads.heap_bytes_with(value.size(), growth) - h.heads.heap_bytes() <=
           options_.queue_heads_bytes) {
     limit = std::max(limit, HeadCap(h));
   }
@@ -101,7 +107,7 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   if (h.heads.size() >= limit && !(head < h.heads.back())) return;
   const uint64_t bytes = h.heads.heap_bytes();
   const size_t count = h.heads.size();
-  h.heads.Insert(head);
+  h.heads.Insert(head, growth);
   if (h.heads.size() > limit) h.heads.PopBack();
   CountHeads(h, bytes, count);
 }

@@ -27,7 +27,8 @@ struct QueueHead {
 
 // Heads in (rank, seq) order: records rank (8) | seq (8) | length (4) |
 // value. Popping the front moves an offset, and reallocates once a quarter
-// of the buffer is popped space; inserts compact before they grow it.
+// of the buffer is unused (a doubled one: once 3/8 of it is live); inserts
+// compact before they grow it.
 class HeadBuffer {
  public:
   bool empty() const { return count_ == 0; }
@@ -37,8 +38,12 @@ class HeadBuffer {
   // Where front() and back() live, to prefetch them.
   const char* front_address() const { return buf_.data() + begin_; }
   const char* back_address() const { return buf_.data() + last_; }
+  // How a full buffer grows: to the allocator's next size class (little
+  // slack, but a buffer taking hundreds of heads one by one is copied
+  // dozens of times), or to twice its size (copied a few times).
+  enum class Growth { kSizeClass, kDouble };
   // Inserts after the heads that do not sort after `head`.
-  void Insert(const QueueHead& head);
+  void Insert(const QueueHead& head, Growth growth = Growth::kSizeClass);
   void PopFront();
   void PopBack();
   // Drops every head and releases the memory.
@@ -50,7 +55,7 @@ class HeadBuffer {
   uint64_t heap_bytes() const;
   // What heap_bytes() would be after inserting a head whose value is
   // `value_size` bytes long.
-  uint64_t heap_bytes_with(size_t value_size) const;
+  uint64_t heap_bytes_with(size_t value_size, Growth growth = Growth::kSizeClass) const;
 
   static void AppendRecord(const QueueHead& head, std::vector<char>* out);
 
@@ -63,15 +68,18 @@ class HeadBuffer {
   static size_t SizeClass(size_t n);
   QueueHead At(size_t offset) const;
   size_t RecordSize(size_t offset) const;
+  // The capacity to grow to for `need` bytes.
+  size_t GrownCapacity(size_t need, Growth growth) const;
   // Makes room for `n` more bytes (up to the allocator's size class, which
   // heap_bytes() counts), first dropping the popped front if it is at least
   // half the buffer.
-  void Reserve(size_t n);
+  void Reserve(size_t n, Growth growth);
 
   std::vector<char> buf_;  // records from begin_ on
   uint32_t begin_ = 0;     // first record
   uint32_t last_ = 0;      // last record
   uint32_t count_ = 0;
+  bool doubled_ = false;  // last grown by Growth::kDouble
 };
 
 }  // namespace crawlfront
