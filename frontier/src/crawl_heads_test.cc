@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <string>
 
 #include "crawl_test_util.h"
 #include "crawlfront/frontier/crawl.h"
@@ -143,6 +144,52 @@ TEST_F(HeadsTest, DroppingAHostReleasesItsHeads) {
   EXPECT_EQ(after.entries, before.entries - before.entries / before.hosts);
   // URLs of one length: every host's buffer holds the same bytes.
   EXPECT_EQ(after.bytes, before.bytes - before.bytes / before.hosts);
+}
+
+// A full buffer (after a refill it holds exactly its records) taking a head
+// that sorts before its back drops the back: no growth for a head that is
+// then dropped, even while the budget would let buffers double.
+TEST_F(HeadsTest, AFullBufferTakesAnEarlierHeadWithoutGrowing) {
+  CrawlOptions o = NoRobotsOptions(0);
+  o.head_buffer = 2;
+  o.queue_heads_bytes = uint64_t{1} << 30;
+  Open(o);
+  // URLs of one length, so every record has the same size.
+  auto url = [](int i) { return "http://one.test/page" + std::to_string(1000 + i); };
+  std::vector<std::string> urls;
+  for (int i = 0; i < 20; ++i) urls.push_back(url(i));
+  AddUrls(urls);
+  Reopen();  // no heads held: the lease refills head_buffer of them
+  std::vector<LeasedUrl> first = LeaseN(1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].url, url(0));
+  EXPECT_TRUE(Done(first[0], Fetched()));
+  auto add_first = [&](int i, int32_t priority) {
+    const std::vector<AddRequest> reqs{AddRequest{url(i), 0, priority, "", 0}};
+    std::vector<AddResult> out;
+    ASSERT_TRUE(core_->Add(kDefaultCrawl, reqs, &out).ok());
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].kind, AddResult::Kind::kNew);
+  };
+  add_first(100, 5);  // fills the buffer's popped room
+  const CrawlCore::HeadsUsage full = core_->heads_usage();
+  ASSERT_EQ(full.entries, 2u);
+  add_first(101, 9);  // sorts first: the back is dropped
+  const CrawlCore::HeadsUsage after = core_->heads_usage();
+  EXPECT_EQ(after.entries, 2u);
+  EXPECT_EQ(after.bytes, full.bytes) << "a full buffer grew for a head it dropped";
+  // The queue's order is unchanged by which heads RAM holds.
+  std::vector<std::string> order;
+  for (int i = 0; i < 30 && order.size() < 21; ++i) {
+    for (const auto& l : LeaseN(1)) {
+      order.push_back(l.url);
+      EXPECT_TRUE(Done(l, Fetched()));
+    }
+  }
+  ASSERT_EQ(order.size(), 21u);
+  EXPECT_EQ(order[0], url(101));
+  EXPECT_EQ(order[1], url(100));
+  for (int i = 1; i < 20; ++i) EXPECT_EQ(order[i + 1], url(i));
 }
 
 }  // namespace

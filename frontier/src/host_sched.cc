@@ -107,8 +107,10 @@ void CrawlCore::InsertHead(HostState& h, const std::string& key, const QueueItem
   if (h.heads.size() >= limit && !(head < h.heads.back())) return;
   const uint64_t bytes = h.heads.heap_bytes();
   const size_t count = h.heads.size();
+  // Full: drop the back first, so the buffer does not grow (maybe double)
+  // for a head it then drops.
+  if (h.heads.size() >= limit) h.heads.PopBack();
   h.heads.Insert(head, growth);
-  if (h.heads.size() > limit) h.heads.PopBack();
   CountHeads(h, bytes, count);
 }
 
