@@ -152,6 +152,10 @@ Status CrawlEnv::StopWorkers() {
   return result;
 }
 
+Result<RespValue> CrawlEnv::Command(const std::vector<std::string>& args) {
+  return client_->Command(args);
+}
+
 Result<std::string> CrawlEnv::Info(const std::string& field) {
   auto reply = client_->Command({"INFO", "crawl"});
   if (!reply.ok()) return reply.status();

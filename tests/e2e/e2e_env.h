@@ -60,6 +60,8 @@ class CrawlEnv {
   // SIGTERM of every worker, waiting for a clean exit; non-OK if one failed.
   Status StopWorkers();
 
+  // Sends one command to the frontier.
+  Result<RespValue> Command(const std::vector<std::string>& args);
   // One "INFO crawl" field from the frontier, e.g. "finished", "urls_done".
   Result<std::string> Info(const std::string& field);
   // Polls INFO every 200 ms until finished:1, up to `limit`. Unavailable

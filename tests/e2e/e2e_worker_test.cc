@@ -88,5 +88,53 @@ TEST(E2eWorkerTest, PrivateAddressRobotsSettleTheHosts) {
   EXPECT_NE(log.find("-> disallowed "), std::string::npos) << log;
 }
 
+// A worker restarted under a fixed id ends, on connecting, the leases its
+// dead predecessor held: their hosts do not wait for the lease timeout
+// (10 min here, far beyond the test's limit).
+constexpr int kHeldHosts = 2;
+
+// Leases every host's first URL (its robots.txt) as worker "w0", a process
+// that then dies without reporting.
+void LeaseAsDeadWorker(CrawlEnv& env) {
+  auto reply = env.Command({"FRONTIER.LEASE", "w0", "100"});
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  ASSERT_EQ(reply->elements.size(), size_t{kHeldHosts}) << "one lease per host";
+}
+
+TEST(E2eWorkerTest, RestartedWorkerReleasesItsIdsEarlierLeases) {
+  CrawlEnv env(SmallWeb(kHeldHosts, {"crawl.lease_timeout=10m"}));
+  ASSERT_TRUE(env.Start().ok()) << env.Logs();
+  LeaseAsDeadWorker(env);
+  ASSERT_TRUE(env.StartWorker(0).ok());  // worker id "w0"
+  Status finished = env.WaitFinished(kLimit);
+  EXPECT_TRUE(finished.ok()) << finished.message();
+  EXPECT_TRUE(env.StopWorkers().ok());
+  const std::string log = testutil::Tail(env.worker_log(0), 100000);
+  EXPECT_NE(log.find("released 2 lease(s) that worker id w0 held from before this process"),
+            std::string::npos) << log;
+  EXPECT_GT(AccessLines(env), 0u);
+}
+
+TEST(E2eWorkerTest, ReleaseAtStartCanBeTurnedOff) {
+  CrawlEnv env(SmallWeb(kHeldHosts, {"crawl.lease_timeout=10m"}));
+  ASSERT_TRUE(env.Start().ok()) << env.Logs();
+  LeaseAsDeadWorker(env);
+  auto rc = env.RunWorker(0, {"--set", "worker.release_at_start=false", "--exit-when-idle", "2"},
+                          kLimit);
+  ASSERT_TRUE(rc.ok()) << rc.status().ToString();
+  EXPECT_EQ(*rc, 0);
+  const std::string log = testutil::Tail(env.worker_log(0), 100000);
+  EXPECT_EQ(log.find("released"), std::string::npos) << log;
+  EXPECT_EQ(AccessLines(env), 0u) << "every host waits for the dead worker's leases";
+  // [worker, leases, next_deadline_in_ms] per worker holding leases.
+  auto workers = env.Command({"FRONTIER.WORKERS"});
+  ASSERT_TRUE(workers.ok()) << workers.status().ToString();
+  ASSERT_EQ(workers->elements.size(), 1u);
+  const RespValue& w0 = workers->elements[0];
+  ASSERT_EQ(w0.elements.size(), 3u);
+  EXPECT_EQ(w0.elements[0].str, "w0");
+  EXPECT_EQ(w0.elements[1].integer, kHeldHosts);
+}
+
 }  // namespace
 }  // namespace crawlfront::e2e

@@ -85,8 +85,11 @@ class Worker::Impl {
 
 Status Worker::Impl::Init() {
   CRAWLFRONT_RETURN_IF_ERROR(ValidateWorkerOptions(opts_));
+  const bool fixed_id = !opts_.id.empty();
   if (opts_.id.empty()) opts_.id = DefaultId();
   worker_internal::FrontierLinkOptions link_opts;
+  // A default id is new with each process: no earlier leases to end.
+  if (fixed_id && opts_.release_at_start) link_opts.release_id = opts_.id;
   link_opts.client.timeout = opts_.frontier_timeout + opts_.lease_block;
   link_opts.client.auth_token = opts_.auth_token;
   link_opts.backoff_min = opts_.reconnect_min;

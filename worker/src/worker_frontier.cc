@@ -55,6 +55,7 @@ bool FrontierLink::EnsureConnected() {
   }
   client_ = std::move(*client);
   if (!CheckRobotsToken().ok()) return false;  // logged there
+  if (connects_ == 0 && !ReleaseEarlierLeases().ok()) return false;  // logged there
   backoff_ = options_.backoff_min;
   if (connects_++ > 0) ++reconnects_;
   const std::string resend = std::to_string(pending_.size()) +
@@ -204,6 +205,29 @@ FlushCounts FrontierLink::FlushDone() {
   }
   pending_.erase(pending_.begin(), pending_.begin() + n);
   return counts;
+}
+
+// Only before the first LEASE of this process: later, the id's leases are
+// this process's own.
+Status FrontierLink::ReleaseEarlierLeases() {
+  if (options_.release_id.empty()) return Status::Ok();
+  Result<RespValue> reply = client_->Command({"FRONTIER.RELEASE", options_.release_id});
+  if (!reply.ok()) {
+    Disconnect(reply.status());
+    return reply.status();
+  }
+  if (reply->type == RespType::kInteger) {
+    if (reply->integer > 0) {
+      spdlog::info("frontier {}: released {} lease(s) that worker id {} held from before this "
+                   "process; their URLs are queued again", address_, reply->integer,
+                   options_.release_id);
+    }
+  } else {
+    // An older frontier without the command: its leases expire as before.
+    spdlog::warn("frontier {}: could not release earlier leases of worker id {}: {}", address_,
+                 options_.release_id, reply->str);
+  }
+  return Status::Ok();
 }
 
 size_t FrontierLink::ReturnLeases(const std::string& worker_id,

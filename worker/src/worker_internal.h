@@ -72,6 +72,9 @@ struct FrontierLinkOptions {
   // This worker's User-Agent; on each connect its robots product token must
   // be the frontier's (INFO robots), or the link fails for good.
   std::string user_agent;
+  // Non-empty: on the link's first connection, FRONTIER.RELEASE this worker
+  // id (the leases an earlier process under the same id left behind).
+  std::string release_id;
 };
 
 // What the frontier answered to the DONEs of one FlushDone().
@@ -123,6 +126,9 @@ class FrontierLink {
   void NoteConnectFailure(const Status& why, std::chrono::steady_clock::time_point now);
   // Non-OK on a network failure (disconnects) or a token mismatch (fatal_).
   Status CheckRobotsToken();
+  // FRONTIER.RELEASE of options_.release_id; non-OK on a network failure
+  // (disconnects).
+  Status ReleaseEarlierLeases();
 
   std::string address_;
   std::string host_;

@@ -63,6 +63,9 @@ std::string ReadableFileRule(const Value& v) {
 void AddWorkerKeys(ConfigTable<W>* t) {
   t->Add("worker.id", &W::id, "",
          "Identity sent with LEASE/DONE; empty means <hostname>-<pid>.");
+  t->Add("worker.release_at_start", &W::release_at_start, true,
+         "With a configured worker.id, end at start the leases that id still holds at each "
+         "frontier (left by a process that died), so their URLs are queued again at once.");
   t->Add("worker.max_pages", &W::max_pages, 0, 0, INT64_MAX,
          "Stop after handling this many page leases (robots leases do not count); 0 = no limit.");
   t->Add("worker.exit_when_idle", &W::exit_when_idle, milliseconds(0), milliseconds(0), kDay,

@@ -29,6 +29,11 @@ struct WorkerOptions {
   // On a stop request, wait this long for running transfers before
   // abandoning them (their leases expire at the frontier). Default: 10 s.
   std::chrono::milliseconds shutdown_grace = std::chrono::seconds(10);
+  // With a configured id: on the first connection to each frontier, end the
+  // leases that id still holds there (a process before this one died with
+  // them), so their URLs are queued again now, not at their deadlines.
+  // Default: true.
+  bool release_at_start = true;
 
   // [frontier] "host:port" of each frontier; leases come from all of them.
   // Default: {"127.0.0.1:6380"}.
