@@ -97,6 +97,44 @@ TEST_F(WorkerTest, ResultsAreResentAfterFrontierRestart) {
   EXPECT_EQ(frontier_.done["S1"][2], "200");
 }
 
+// A configured id releases that id's earlier leases once, before its first
+// LEASE; after a reconnect the id's leases are this process's own.
+TEST_F(WorkerTest, ConfiguredIdReleasesEarlierLeasesOnlyOnFirstConnect) {
+  auto server = frontier_.Start(0);
+  const uint16_t port = server->port();
+  auto worker = Worker::Open(Options(port));  // id "w1"
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  RunningWorker running(**worker);
+  ASSERT_TRUE(WaitFor([&] { return frontier_.CallsOf("LEASE") > 0; }));
+  server->Stop();
+  server.reset();
+  server = frontier_.Start(port);
+  ASSERT_TRUE(WaitFor([&] { return (*worker)->stats().reconnects >= 1; }));
+  const size_t leases_before = frontier_.CallsOf("LEASE");
+  ASSERT_TRUE(WaitFor([&] { return frontier_.CallsOf("LEASE") > leases_before; }));
+  running.Join().IgnoreError();
+  std::lock_guard<std::mutex> lock(frontier_.mu);
+  const auto& calls = frontier_.calls;
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "RELEASE w1"), 1) << ::testing::PrintToString(calls);
+  const auto release = std::find(calls.begin(), calls.end(), "RELEASE w1");
+  const auto lease = std::find(calls.begin(), calls.end(), "LEASE");
+  EXPECT_LT(release, lease) << "released after leasing";
+}
+
+// A default id (<hostname>-<pid>) is new with each process: nothing to release.
+TEST_F(WorkerTest, DefaultIdReleasesNothing) {
+  auto server = frontier_.Start(0);
+  WorkerOptions o = Options(server->port());
+  o.id = "";
+  auto worker = Worker::Open(o);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  RunningWorker running(**worker);
+  ASSERT_TRUE(WaitFor([&] { return frontier_.CallsOf("LEASE") > 0; }));
+  running.Join().IgnoreError();
+  std::lock_guard<std::mutex> lock(frontier_.mu);
+  for (const std::string& call : frontier_.calls) EXPECT_NE(call.rfind("RELEASE", 0), 0u) << call;
+}
+
 // A frontier that crashed forgets open leases (docs/worker.md): the re-sent
 // DONE is answered 0. It must still go out before the next LEASE, and count as
 // late, not acknowledged.

@@ -78,6 +78,13 @@ void FakeFrontier::Renew(CallContext& ctx) {
   ctx.reply().Integer(open.count(id) ? 1 : 0);
 }
 
+// Records the call; the fake's leases are not kept per worker, so it ends none.
+void FakeFrontier::Release(CallContext& ctx) {
+  std::lock_guard<std::mutex> lock(mu);
+  calls.push_back("RELEASE " + std::string(ctx.args()[1]));
+  ctx.reply().Integer(0);
+}
+
 std::string FakeFrontier::Info(std::string_view section) {
   std::lock_guard<std::mutex> lock(mu);
   calls.push_back("INFO");
@@ -99,6 +106,7 @@ std::unique_ptr<RespServer> FakeFrontier::Start(uint16_t port) {
   server->Register("FRONTIER.LEASE", spec(-3, [this](CallContext& c) { Lease(c); }));
   server->Register("FRONTIER.DONE", spec(-4, [this](CallContext& c) { Done(c); }));
   server->Register("FRONTIER.RENEW", spec(-3, [this](CallContext& c) { Renew(c); }));
+  server->Register("FRONTIER.RELEASE", spec(-2, [this](CallContext& c) { Release(c); }));
   server->SetInfoProvider([this](std::string_view section) { return Info(section); });
   if (!server->Start().ok()) return nullptr;
   return server;

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the worker's tests: a fake frontier (a RespServer with
-// FRONTIER.LEASE/DONE/RENEW and INFO robots that hands out a fixed set of
+// FRONTIER.LEASE/DONE/RENEW/RELEASE and INFO robots that hands out a fixed set of
 // leases and records what it is told), the test site's pages, a log capture
 // and a runner for the crawl-worker binary. Everything stays on 127.0.0.1.
 
@@ -36,7 +36,8 @@ struct FakeFrontier {
   std::set<std::string> open;
   std::map<std::string, std::vector<std::string>> done;  // lease id -> DONE args
   std::map<std::string, std::string> renewed;            // lease id -> RENEW ms
-  std::vector<std::string> calls;  // "LEASE", "DONE", "RENEW", "INFO" in arrival order
+  // "LEASE", "DONE", "RENEW", "INFO", "RELEASE <worker>" in arrival order
+  std::vector<std::string> calls;
   int done_calls = 0;
   int lease_calls = 0;
   // The line INFO robots answers with; "" leaves the field out.
@@ -52,6 +53,7 @@ struct FakeFrontier {
   void Lease(CallContext& ctx);
   void Done(CallContext& ctx);
   void Renew(CallContext& ctx);
+  void Release(CallContext& ctx);
   std::string Info(std::string_view section);
 };
 
