@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -68,6 +70,30 @@ int WaitExit(pid_t pid) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+namespace {
+// The state letter of /proc/<pid>/task/<tid>/stat (after the ')' of the name).
+char ThreadState(const std::filesystem::path& stat) {
+  std::ifstream in(stat);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '?';
+}
+}  // namespace
+
+bool WaitStopped(pid_t pid) {
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  return WaitFor(
+      [&] {
+        std::error_code ec;
+        bool all = true;
+        for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+          all = all && ThreadState(t.path() / "stat") == 'T';
+        }
+        return !ec && all;
+      },
+      std::chrono::seconds(10));
 }
 
 ProcessResult Run(const std::vector<std::string>& argv, const std::string& scratch_dir,

@@ -40,6 +40,10 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& in_path,
 // Waits for `pid`; returns its exit code, or 128 + signal when it was killed.
 int WaitExit(pid_t pid);
 
+// True once every thread of `pid` is stopped (after SIGSTOP, which kill()
+// only queues: a busy machine may let a thread run on a while), within 10 s.
+bool WaitStopped(pid_t pid);
+
 struct ProcessResult {
   int exit_code = -1;
   std::string out;

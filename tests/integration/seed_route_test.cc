@@ -327,6 +327,8 @@ TEST_F(SeedRouteTest, ResumePositionHoldsAcrossFrontiers) {
   ASSERT_EQ(kill(b_.pid(), SIGSTOP), 0);
   {
     ScopedSigcont resume{b_.pid()};
+    // Else a thread of B not yet stopped may answer the next batch.
+    ASSERT_TRUE(integ::WaitStopped(b_.pid()));
     bool written = write_lines(second);
     close(fd);
     EXPECT_TRUE(written);
