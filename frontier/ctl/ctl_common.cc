@@ -1,4 +1,5 @@
 #include <charconv>
+#include <ctime>
 #include <cstdio>
 #include <sstream>
 
@@ -68,6 +69,46 @@ bool ParseCount(const std::string& text, int64_t min, int64_t max, int64_t* out)
   if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
   *out = v;
   return true;
+}
+
+Result<int64_t> ParseWhen(const std::string& text, int64_t now_ms) {
+  constexpr int64_t kCenturyMs = int64_t{100} * 366 * 24 * 3600 * 1000;
+  if (text == "now") return now_ms;
+  if (!text.empty() && text[0] == '+') {
+    const char unit = text.back();
+    const int64_t unit_ms = unit == 's' ? 1000 : unit == 'm' ? 60'000
+                            : unit == 'h' ? 3'600'000 : unit == 'd' ? 86'400'000 : 0;
+    int64_t n = 0;
+    if (unit_ms == 0 || !ParseCount(text.substr(1, text.size() - 2), 0, kCenturyMs, &n) ||
+        n > kCenturyMs / unit_ms) {
+      return Status::InvalidArgument("'" + text +
+                                     "': want +N with a unit s, m, h or d (at most 100 years)");
+    }
+    return now_ms + n * unit_ms;
+  }
+  int64_t ms = 0;
+  if (!ParseCount(text, 0, now_ms + kCenturyMs, &ms)) {
+    return Status::InvalidArgument("'" + text + "': want now, +DURATION (+30m, +1d) or a Unix "
+                                   "time in milliseconds within 100 years");
+  }
+  // 10^11 ms is 1973: a smaller number is a time in seconds by mistake.
+  if (ms < 100'000'000'000) {
+    return Status::InvalidArgument("'" + text + "' looks like Unix seconds; give milliseconds");
+  }
+  return ms;
+}
+
+std::string UtcTimeOfMs(const std::string& ms_text) {
+  int64_t ms = 0;
+  if (!ParseCount(ms_text, 0, INT64_MAX, &ms)) return ms_text;
+  if (ms == 0) return "-";
+  const time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm tm {};
+  char buf[32];
+  if (gmtime_r(&secs, &tm) == nullptr || std::strftime(buf, sizeof buf, "%FT%TZ", &tm) == 0) {
+    return ms_text;
+  }
+  return buf;
 }
 
 std::string Plural(uint64_t n, const std::string& noun) {

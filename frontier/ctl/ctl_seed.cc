@@ -28,6 +28,9 @@ struct SeedOptions {
   size_t batch = 1000;
   uint64_t start_line = 1;
   int depth = 0;
+  int32_t priority = 0;
+  std::string refetch;     // as given: now, +DURATION or Unix ms
+  int64_t refetch_ms = 0;  // 0: URLs already seen are not queued again
   std::string host_key = "host";
 };
 
@@ -161,6 +164,14 @@ class Seeder {
       args.push_back("DEPTH");
       args.push_back(std::to_string(o_.depth));
     }
+    if (o_.priority != 0) {
+      args.push_back("PRIORITY");
+      args.push_back(std::to_string(o_.priority));
+    }
+    if (o_.refetch_ms > 0) {
+      args.push_back("REFETCH");
+      args.push_back(std::to_string(o_.refetch_ms));
+    }
     args.push_back("URLS");
     args.insert(args.end(), b.urls.begin(), b.urls.end());
     auto reply = clients_[address]->Command(args);
@@ -220,8 +231,8 @@ int Stopped(const Status& st, uint64_t acked) {
 }
 
 // The summary; with several frontiers also each one's share.
-void PrintSummary(const GlobalOptions& g, const Counts& c, const std::vector<Counts>& per,
-                  double secs) {
+void PrintSummary(const GlobalOptions& g, const SeedOptions& o, const Counts& c,
+                  const std::vector<Counts>& per, double secs) {
   using ull = unsigned long long;
   bool several = per.size() > 1;
   if (g.json) {
@@ -233,15 +244,23 @@ void PrintSummary(const GlobalOptions& g, const Counts& c, const std::vector<Cou
                 ",\"seen\":" + std::to_string(per[i].seen) +
                 ",\"rejected\":" + std::to_string(per[i].rejected) + "}";
     }
+    const std::string recrawl =
+        o.refetch_ms > 0 ? ",\"refetch_ms\":" + std::to_string(o.refetch_ms) : "";
     std::printf("{\"lines\":%llu,\"urls\":%llu,\"new\":%llu,\"seen\":%llu,\"rejected\":%llu,"
-                "\"seconds\":%.3f%s%s%s}\n",
+                "\"seconds\":%.3f%s%s%s%s}\n",
                 ull(c.lines), ull(c.urls), ull(c.fresh), ull(c.seen), ull(c.rejected), secs,
-                several ? ",\"frontiers\":[" : "", shares.c_str(), several ? "]" : "");
+                recrawl.c_str(), several ? ",\"frontiers\":[" : "", shares.c_str(),
+                several ? "]" : "");
     return;
   }
   std::printf("seeded %s from %s in %.1f s: %llu new, %llu already seen, %llu rejected\n",
               Plural(c.urls, "URL").c_str(), Plural(c.lines, "line").c_str(), secs,
               ull(c.fresh), ull(c.seen), ull(c.rejected));
+  if (o.refetch_ms > 0 && c.seen > 0) {
+    std::printf("%s already seen queued again for a recrawl from %s\n",
+                Plural(c.seen, "URL").c_str(),
+                UtcTimeOfMs(std::to_string(o.refetch_ms)).c_str());
+  }
   for (size_t i = 0; several && i < per.size(); ++i) {
     std::printf("  %s: %llu URLs: %llu new, %llu already seen, %llu rejected\n",
                 g.frontiers[i].c_str(), ull(per[i].urls), ull(per[i].fresh), ull(per[i].seen),
@@ -300,7 +319,7 @@ int Seed(const GlobalOptions& g, const SeedOptions& o) {
   Status st = SeedLines(*in, o, seeder, progress, &c);
   if (rejects != stderr) std::fclose(rejects);
   if (!st.ok()) return Stopped(st, seeder.acked_line(c.lines));
-  PrintSummary(g, c, seeder.per_frontier(), progress.Seconds());
+  PrintSummary(g, o, c, seeder.per_frontier(), progress.Seconds());
   return kExitOk;
 }
 
@@ -323,6 +342,11 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       "start-line", po::value(&o.start_line)->default_value(1),
       "skip lines before this one (resume after an interrupted seed)")(
       "depth", po::value(&o.depth)->default_value(0), "depth recorded for these URLs")(
+      "priority", po::value(&o.priority)->default_value(0),
+      "priority of these URLs (higher is leased first within a host)")(
+      "refetch", po::value(&o.refetch),
+      "recrawl: queue URLs already seen again, due at WHEN (now, +N[s|m|h|d] or Unix ms); "
+      "new URLs are due then too")(
       "host-key", po::value(&o.host_key)->default_value("host"),
       "host|registered-domain: the frontiers' url.host_key (routes URLs when there "
       "are several --frontier)");
@@ -347,6 +371,16 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (o.batch == 0 || o.batch > 100000) {
     std::fprintf(stderr, "crawlctl seed: --batch must be in [1, 100000]\n");
     return kExitUsage;
+  }
+  if (!o.refetch.empty()) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    auto when =
+        ParseWhen(o.refetch, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+    if (!when.ok()) {
+      std::fprintf(stderr, "crawlctl seed: --refetch %s\n", when.status().message().c_str());
+      return kExitUsage;
+    }
+    o.refetch_ms = std::max<int64_t>(*when, 1);
   }
   if (o.host_key != "host" && o.host_key != "registered-domain") {
     std::fprintf(stderr, "crawlctl seed: --host-key must be host or registered-domain\n");

@@ -167,25 +167,6 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
 }
 
-namespace {
-
-// A Unix ms time as people read it ("2026-12-06T17:00:00Z"); "-" for 0
-// (not blocked). JSON output keeps the number.
-std::string UtcTimeOfMs(const std::string& ms_text) {
-  int64_t ms = 0;
-  if (!ParseCount(ms_text, 0, INT64_MAX, &ms)) return ms_text;
-  if (ms == 0) return "-";
-  const time_t secs = static_cast<time_t>(ms / 1000);
-  struct tm tm {};
-  char buf[32];
-  if (gmtime_r(&secs, &tm) == nullptr || std::strftime(buf, sizeof buf, "%FT%TZ", &tm) == 0) {
-    return ms_text;
-  }
-  return buf;
-}
-
-}  // namespace
-
 int RunHosts(const GlobalOptions& g, const std::vector<std::string>& args) {
   std::string top = "20";
   for (size_t i = 0; i < args.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -534,6 +535,68 @@ TEST_F(CrawlctlTest, WorkersShowsLeasesAndReleaseEndsAGoneWorkers) {
   EXPECT_EQ(Ctl({"release"}).exit_code, 2);
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.RELEASE"}).type, RespType::kError);
   EXPECT_EQ(Ctl({"--json", "release", "nobody"}).out, "{\"worker\":\"nobody\",\"released\":0}\n");
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  const std::string first = dir_ / "first.txt", second = dir_ / "second.txt";
+  std::ofstream(first) << "http://recrawl.test/a\nhttp://recrawl.test/b\n";
+  std::ofstream(second) << "http://recrawl.test/a\nhttp://recrawl.test/b\nhttp://recrawl.test/c\n";
+  ASSERT_EQ(Ctl({"seed", first}).exit_code, 0);
+  ASSERT_EQ(integ::InfoField(*c, "urls_queued"), 2);
+
+  // Seen URLs are queued again, new ones too, all due in an hour, priority 7.
+  const int64_t before = NowMs();
+  auto r = Ctl({"--json", "seed", second, "--refetch", "+1h", "--priority", "7"});
+  const int64_t after = NowMs();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  boost::json::object o = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(o.at("new").to_number<uint64_t>(), 1u);
+  EXPECT_EQ(o.at("seen").to_number<uint64_t>(), 2u);
+  const int64_t due = o.at("refetch_ms").to_number<int64_t>();
+  EXPECT_GE(due, before + 3'600'000);
+  EXPECT_LE(due, after + 3'600'000);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
+  RespValue q = integ::Call(*c, {"FRONTIER.QUEUE", "recrawl.test", "COUNT", "10"});
+  ASSERT_EQ(q.elements.size(), 5u) << q.ToDebugString();
+  std::multiset<std::string> scheduled;
+  for (const RespValue& e : q.elements) {
+    ASSERT_EQ(e.elements.size(), 7u);
+    if (e.elements[4].integer != 7) {
+      EXPECT_EQ(e.elements[1].str, "ready") << e.ToDebugString();
+      continue;
+    }
+    EXPECT_EQ(e.elements[1].str, "scheduled") << e.ToDebugString();
+    EXPECT_EQ(e.elements[5].integer, due) << e.ToDebugString();
+    scheduled.insert(e.elements[0].str);
+  }
+  EXPECT_EQ(scheduled, (std::multiset<std::string>{"http://recrawl.test/a",
+                                                   "http://recrawl.test/b",
+                                                   "http://recrawl.test/c"}));
+
+  auto now = Ctl({"seed", first, "--refetch", "now"});
+  ASSERT_EQ(now.exit_code, 0) << now.err;
+  EXPECT_TRUE(std::regex_search(
+      now.out, std::regex(R"(\n2 URLs already seen queued again for a recrawl from 20\d\d-)")))
+      << now.out;
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 7);
+
+  // A bad time is a usage error and sends nothing.
+  for (const char* bad : {"1700000000", "+5x", "+", "yesterday", "-1"}) {
+    auto b = Ctl({"seed", first, "--refetch", bad});
+    EXPECT_EQ(b.exit_code, 2) << bad;
+    EXPECT_NE(b.err.find("--refetch"), std::string::npos) << b.err;
+  }
+  EXPECT_NE(Ctl({"seed", first, "--refetch", "1700000000"}).err.find("looks like Unix seconds"),
+            std::string::npos);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 7);
 }
 
 TEST_F(CrawlctlTest, ExitCodes) {
