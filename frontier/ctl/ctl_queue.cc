@@ -57,8 +57,8 @@ int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (g.json) {
     std::printf("[");
   } else {
-    std::printf("%-9s %5s %7s %8s %14s %s\n", "state", "depth", "attempt", "priority",
-                "due_ms", "url (parent)");
+    std::printf("%-9s %5s %7s %8s %-20s %s\n", "state", "depth", "attempt", "priority", "due",
+                "url (parent)");
   }
   bool first = true;
   for (const RespValue& r : *replies) {
@@ -75,9 +75,8 @@ int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args) {
         std::printf("%s}", s.c_str());
       } else {
         std::string parent = f[6].empty() ? "" : " (" + f[6] + ")";
-        std::printf("%-9s %5s %7s %8s %14s %s%s\n", f[1].c_str(), f[2].c_str(), f[3].c_str(),
-                    f[4].c_str(), f[5] == "0" ? "-" : f[5].c_str(), f[0].c_str(),
-                    parent.c_str());
+        std::printf("%-9s %5s %7s %8s %-20s %s%s\n", f[1].c_str(), f[2].c_str(), f[3].c_str(),
+                    f[4].c_str(), UtcTimeOfMs(f[5]).c_str(), f[0].c_str(), parent.c_str());
       }
       first = false;
     }

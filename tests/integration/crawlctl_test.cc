@@ -285,7 +285,7 @@ TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
   std::vector<std::string> lines = integ::Lines(queue.out);
   ASSERT_EQ(lines.size(), 4u) << queue.out;  // header + 3
   EXPECT_TRUE(std::regex_search(
-      lines[1], std::regex(R"(^ready +2 +1 +9 +- http://drop\.test/first \(http://keep\.test/0\)$)")))
+      lines[1], std::regex(R"(^ready +2 +1 +9 +- +http://drop\.test/first \(http://keep\.test/0\)$)")))
       << lines[1];
   EXPECT_TRUE(std::regex_search(lines[2], std::regex(R"(http://drop\.test/0$)"))) << lines[2];
   auto qjson = Ctl({"--json", "queue", "drop.test", "--count", "100"});
@@ -580,6 +580,14 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   EXPECT_EQ(scheduled, (std::multiset<std::string>{"http://recrawl.test/a",
                                                    "http://recrawl.test/b",
                                                    "http://recrawl.test/c"}));
+
+  // The text listing shows when a scheduled entry is due, in UTC.
+  auto listing = Ctl({"queue", "recrawl.test"});
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_TRUE(std::regex_search(
+      listing.out,
+      std::regex(R"((^|\n)scheduled +0 +1 +7 +20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ +http://recrawl\.test/c\n)")))
+      << listing.out;
 
   auto now = Ctl({"seed", first, "--refetch", "now"});
   ASSERT_EQ(now.exit_code, 0) << now.err;
