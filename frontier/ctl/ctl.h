@@ -45,8 +45,9 @@ void AddCrawl(const GlobalOptions& g, std::vector<std::string>* args);
 std::vector<std::pair<std::string, std::string>> ParseInfo(const std::string& text);
 // Parses a decimal integer in [min, max] (the whole text); false otherwise.
 bool ParseCount(const std::string& text, int64_t min, int64_t max, int64_t* out);
-// A time for FRONTIER.ADDX REFETCH in Unix ms: "now", "+N" with a unit s,
-// m, h or d, or a Unix time in ms (one that reads as seconds is an error).
+// A time for FRONTIER.ADDX REFETCH in Unix ms: "now", "+" and a duration as
+// config files write it (ParseDuration: +90s, +30m, +24h), or a Unix time in
+// ms (one that reads as seconds is an error).
 Result<int64_t> ParseWhen(const std::string& text, int64_t now_ms);
 // A Unix ms time as people read it ("2026-12-06T17:00:00Z"); "-" for 0.
 std::string UtcTimeOfMs(const std::string& ms_text);

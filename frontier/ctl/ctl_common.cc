@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ctl.h"
+#include "crawlfront/common/config.h"
 
 namespace crawlfront::ctl {
 
@@ -75,20 +76,16 @@ Result<int64_t> ParseWhen(const std::string& text, int64_t now_ms) {
   constexpr int64_t kCenturyMs = int64_t{100} * 366 * 24 * 3600 * 1000;
   if (text == "now") return now_ms;
   if (!text.empty() && text[0] == '+') {
-    const char unit = text.back();
-    const int64_t unit_ms = unit == 's' ? 1000 : unit == 'm' ? 60'000
-                            : unit == 'h' ? 3'600'000 : unit == 'd' ? 86'400'000 : 0;
-    int64_t n = 0;
-    if (unit_ms == 0 || !ParseCount(text.substr(1, text.size() - 2), 0, kCenturyMs, &n) ||
-        n > kCenturyMs / unit_ms) {
-      return Status::InvalidArgument("'" + text +
-                                     "': want +N with a unit s, m, h or d (at most 100 years)");
+    auto d = ParseDuration(std::string_view(text).substr(1));
+    if (!d.ok() || d->count() > kCenturyMs) {
+      return Status::InvalidArgument("'" + text + "': want +N with a unit ms, s, m or h, as in " +
+                                     "the config files (at most 100 years)");
     }
-    return now_ms + n * unit_ms;
+    return now_ms + d->count();
   }
   int64_t ms = 0;
   if (!ParseCount(text, 0, now_ms + kCenturyMs, &ms)) {
-    return Status::InvalidArgument("'" + text + "': want now, +DURATION (+30m, +1d) or a Unix "
+    return Status::InvalidArgument("'" + text + "': want now, +DURATION (+30m, +24h) or a Unix "
                                    "time in milliseconds within 100 years");
   }
   // 10^11 ms is 1973: a smaller number is a time in seconds by mistake.

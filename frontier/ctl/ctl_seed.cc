@@ -345,7 +345,7 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       "priority", po::value(&o.priority)->default_value(0),
       "priority of these URLs (higher is leased first within a host)")(
       "refetch", po::value(&o.refetch),
-      "recrawl: queue URLs already seen again, due at WHEN (now, +N[s|m|h|d] or Unix ms); "
+      "recrawl: queue URLs already seen again, due at WHEN (now, +N with ms|s|m|h, or Unix ms); "
       "new URLs are due then too")(
       "host-key", po::value(&o.host_key)->default_value("host"),
       "host|registered-domain: the frontiers' url.host_key (routes URLs when there "
@@ -380,7 +380,7 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       std::fprintf(stderr, "crawlctl seed: --refetch %s\n", when.status().message().c_str());
       return kExitUsage;
     }
-    o.refetch_ms = std::max<int64_t>(*when, 1);
+    o.refetch_ms = *when;
   }
   if (o.host_key != "host" && o.host_key != "registered-domain") {
     std::fprintf(stderr, "crawlctl seed: --host-key must be host or registered-domain\n");

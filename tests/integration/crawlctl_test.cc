@@ -597,7 +597,7 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 7);
 
   // A bad time is a usage error and sends nothing.
-  for (const char* bad : {"1700000000", "+5x", "+", "yesterday", "-1"}) {
+  for (const char* bad : {"1700000000", "+5x", "+1d", "+", "yesterday", "-1"}) {
     auto b = Ctl({"seed", first, "--refetch", bad});
     EXPECT_EQ(b.exit_code, 2) << bad;
     EXPECT_NE(b.err.find("--refetch"), std::string::npos) << b.err;
