@@ -180,14 +180,19 @@ Result<RespValue> RespClient::Command(const std::vector<std::string>& args) {
 
 Result<std::vector<RespValue>> RespClient::Pipeline(
     const std::vector<std::vector<std::string>>& cmds) {
-  auto deadline = impl_->Deadline();
   std::string batch;
   RespWriter writer(&batch, 2);
   for (const auto& args : cmds) writer.BulkArray(args);
-  CRAWLFRONT_RETURN_IF_ERROR(impl_->Write(batch, deadline));
+  return PipelineEncoded(batch, cmds.size());
+}
+
+Result<std::vector<RespValue>> RespClient::PipelineEncoded(std::string_view commands,
+                                                           size_t count) {
+  auto deadline = impl_->Deadline();
+  CRAWLFRONT_RETURN_IF_ERROR(impl_->Write(commands, deadline));
   std::vector<RespValue> replies;
-  replies.reserve(cmds.size());
-  for (size_t i = 0; i < cmds.size(); ++i) {
+  replies.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
     Result<RespValue> reply = impl_->Read(deadline);
     if (!reply.ok()) return reply.status();
     replies.push_back(std::move(reply).value());

@@ -1,6 +1,8 @@
 // libFuzzer target: RespParser over arbitrary bytes in both modes, with
 // small limits so every limit path is reachable. Re-encodes what parses, and
-// checks that NextCommand's whole-request fast path agrees with Next().
+// checks that the fast paths agree with the general one: NextCommand's whole
+// request with Next(), and a whole buffered reply with a byte-at-a-time feed
+// (which never buffers a whole aggregate).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -44,6 +46,29 @@ std::vector<std::vector<std::string>> Commands(std::string_view input,
   return got;
 }
 
+// Replies (then the error text, if any) from `input`, fed whole or a byte at
+// a time.
+std::vector<std::string> Replies(std::string_view input, crawlfront::RespLimits limits,
+                                 bool byte_at_a_time) {
+  RespParser parser(RespParser::Mode::kReply, limits);
+  std::vector<std::string> got;
+  size_t step = byte_at_a_time ? 1 : input.size();
+  for (size_t at = 0; at < input.size(); at += step) {
+    parser.Feed(input.substr(at, step));
+    for (size_t i = 0; i <= input.size(); ++i) {
+      crawlfront::RespValue v;
+      crawlfront::Result<bool> r = parser.Next(&v);
+      if (!r.ok()) {
+        got.push_back(r.status().message());
+        return got;
+      }
+      if (!*r) break;
+      got.push_back(v.ToDebugString());
+    }
+  }
+  return got;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -74,5 +99,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (Commands(input, limits, true) != Commands(input, limits, false)) std::abort();
+  if (Replies(input, limits, true) != Replies(input, limits, false)) std::abort();
   return 0;
 }

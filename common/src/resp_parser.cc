@@ -256,6 +256,10 @@ Result<bool> RespParser::Next(RespValue* out) {
       Compact();
       return false;
     }
+    if (mode_ == Mode::kReply && stack_.empty() && buf_[pos_] == '*' &&
+        TakeWholeReply(out)) {
+      return true;
+    }
     if (mode_ == Mode::kRequest && stack_.empty() && buf_[pos_] != '*') {
       RespValue inline_cmd;
       Step step = ParseInline(&inline_cmd);

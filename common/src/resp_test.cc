@@ -99,6 +99,77 @@ TEST(RespParserTest, ByteAtATimeEqualsOneShot) {
   EXPECT_FALSE(parser.in_progress());
 }
 
+// Values, then the first error's text, as a byte-at-a-time feed yields them:
+// the general path only, since no whole aggregate is ever buffered.
+std::vector<std::string> ByteAtATime(std::string_view wire, RespLimits limits) {
+  RespParser parser(RespParser::Mode::kReply, limits);
+  std::vector<std::string> got;
+  for (char c : wire) {
+    parser.Feed(std::string_view(&c, 1));
+    RespValue v;
+    Result<bool> r = parser.Next(&v);
+    if (!r.ok()) {
+      got.push_back("error: " + r.status().message());
+      return got;
+    }
+    if (*r) got.push_back(v.ToDebugString());
+  }
+  return got;
+}
+
+std::vector<std::string> OneShot(std::string_view wire, RespLimits limits) {
+  auto all = ParseAll(RespParser::Mode::kReply, wire, limits);
+  std::vector<std::string> got;
+  if (all.ok()) {
+    for (const RespValue& v : *all) got.push_back(v.ToDebugString());
+  } else {
+    got.push_back("error: " + all.status().message());
+  }
+  return got;
+}
+
+// A whole buffered reply takes the one-pass path (resp_whole_reply.cc); it
+// must yield exactly what the general path yields, errors and limits included.
+TEST(RespParserTest, WholeReplyFastPathAgreesWithGeneralPath) {
+  RespLimits small;
+  small.max_bulk_len = 8;
+  small.max_array_len = 4;
+  small.max_nesting = 2;
+  small.max_frame_bytes = 64;
+  small.max_inline_len = 24;
+  const std::vector<std::string> wires = {
+      "*2\r\n$3\r\nfoo\r\n:-12\r\n",
+      "*3\r\n+OK\r\n-ERR no\r\n*0\r\n",
+      "*1\r\n*2\r\n$0\r\n\r\n*1\r\n:7\r\n",  // nesting 3: over `small`
+      "*2\r\n$-1\r\n:1\r\n",                   // null bulk: general path
+      "*2\r\n_\r\n#t\r\n",                     // RESP3 types: general path
+      "*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n",  // over max_array_len
+      "*1\r\n$9\r\n123456789\r\n",             // over max_bulk_len
+      "*2\r\n$3\r\nfooX\r\n:1\r\n",            // bulk without CRLF
+      "*2\r\n:1x\r\n:2\r\n",                   // bad integer
+      "*2\r\n:\r\n:2\r\n",                     // empty integer
+      "*1\r\n+a\rb\nc\r\n",                    // bare CR and LF in a line
+      "*1\r\n+" + std::string(30, 'x') + "\r\n",  // line over max_inline_len
+      "*4\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n$8\r\n12345678\r\n",
+      "*-1\r\n:3\r\n",
+      "*01\r\n:3\r\n",
+      "*+1\r\n:3\r\n",
+      "*1\r\n*1\r\n*0\r\n",  // an empty array past the nesting limit is fine
+      "*3\r\n:1\r\n:2\r\n",  // incomplete
+  };
+  for (const std::string& wire : wires) {
+    for (RespLimits limits : {RespLimits{}, small}) {
+      EXPECT_EQ(OneShot(wire, limits), ByteAtATime(wire, limits)) << wire;
+    }
+  }
+  // And the fast path really yields the tree.
+  RespValue v = Parse1("*2\r\n*2\r\n$3\r\nabc\r\n:5\r\n+OK\r\n");
+  ASSERT_EQ(v.elements.size(), 2u);
+  EXPECT_EQ(v.elements[0].elements[0], RespValue::Bulk("abc"));
+  EXPECT_EQ(v.elements[0].elements[1], RespValue::Integer(5));
+  EXPECT_EQ(v.elements[1], RespValue::SimpleString("OK"));
+}
+
 TEST(RespParserTest, RequestsAndInlineCommands) {
   struct Case {
     std::string wire;

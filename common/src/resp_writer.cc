@@ -134,6 +134,11 @@ void RespWriter::BulkArray(const std::vector<std::string>& items) {
   for (const std::string& item : items) Bulk(item);
 }
 
+void RespWriter::BulkArray(std::initializer_list<std::string_view> items) {
+  ArrayHeader(items.size());
+  for (std::string_view item : items) Bulk(item);
+}
+
 void RespWriter::Value(const RespValue& v) {
   switch (v.type) {
     case RespType::kSimpleString:

@@ -310,6 +310,26 @@ TEST_F(RespServerTest, ThousandPipelinedCommandsInOneWrite) {
   EXPECT_EQ((*replies)[999].str, "999");
 }
 
+// Commands encoded with RespWriter go out as one write; each reply comes back
+// in order, and an error reply is a reply, not a failed call.
+TEST_F(RespServerTest, PipelineEncodedReadsOneReplyPerCommand) {
+  StartServer();
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  std::string batch;
+  RespWriter w(&batch, 2);
+  const std::string arg(40, 'x');  // past the short-string buffer
+  for (int i = 0; i < 300; ++i) w.BulkArray({"ECHO", arg + std::to_string(i)});
+  w.BulkArray({"NOSUCHCOMMAND"});
+  w.BulkArray({"PING"});
+  auto replies = c->PipelineEncoded(batch, 302);
+  ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+  ASSERT_EQ(replies->size(), 302u);
+  for (int i = 0; i < 300; ++i) ASSERT_EQ((*replies)[i].str, arg + std::to_string(i));
+  EXPECT_TRUE((*replies)[300].is_error());
+  EXPECT_EQ((*replies)[301], RespValue::SimpleString("PONG"));
+}
+
 // A pipelined request's prefetch hook runs before the request ahead of it
 // executes, never for a request of the wrong arity, and never for the first
 // request of the write (nothing runs ahead of it).

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -141,6 +142,9 @@ class RespParser {
   Step ParseBulk(char type, std::string_view line, RespValue* out);
   Step ParseInline(RespValue* out);
   bool TakeWholeRequest(std::vector<std::string>* args);
+  // kReply fast path (resp_whole_reply.cc): a whole common reply at pos_.
+  bool TakeWholeReply(RespValue* out);
+  bool WholeValue(const char*& p, const char* end, int depth, RespValue* out) const;
   Step Fail(std::string message);
   // Attaches a completed value to the open aggregates; true when a whole
   // top-level value is ready in *done.
@@ -185,6 +189,9 @@ class RespWriter {
   void BigNumber(std::string_view digits);
   // Array of bulk strings.
   void BulkArray(const std::vector<std::string>& items);
+  // The same for arguments the caller holds elsewhere: a command written
+  // straight into a pipeline, without a vector of strings per command.
+  void BulkArray(std::initializer_list<std::string_view> items);
   // Array of integers that are each 0 or 1 (nonzero is written as 1), in one
   // pass: BF.MADD and BF.MEXISTS answer hundreds per call.
   void ZeroOneArray(std::span<const uint8_t> values);

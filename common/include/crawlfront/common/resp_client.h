@@ -59,6 +59,11 @@ class RespClient {
   // order. Same error contract as Command(); the timeout covers the batch.
   Result<std::vector<RespValue>> Pipeline(
       const std::vector<std::vector<std::string>>& cmds);
+  // Pipeline() for `count` commands already encoded into `commands` (e.g.
+  // with RespWriter::BulkArray): no vector of strings per command, which is
+  // most of a busy client's allocations. The caller vouches for the count;
+  // a wrong one desynchronizes the connection, as with SendRaw().
+  Result<std::vector<RespValue>> PipelineEncoded(std::string_view commands, size_t count);
 
   // Low-level access for tests and tools: writes raw bytes as they are
   // (which need not be valid RESP), and reads the next reply.
