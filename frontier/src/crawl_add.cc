@@ -2,6 +2,7 @@
 // dedup, queue entries committed with their seen-set entry.
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl.h"
@@ -261,11 +262,22 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
 }
 
 // Seen URLs with a refetch time are queued again (a recrawl), as scheduled
-// entries. REQUIRES: mu_ held; the caller commits pending_.
+// entries; a URL listed twice in the call is queued once (the seen-set
+// answers "seen" for the second listing of a URL new in this call).
+// REQUIRES: mu_ held; the caller commits pending_.
 void CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
+  struct FpHash {
+    size_t operator()(const Fingerprint& f) const { return f.lo; }
+  };
+  std::unordered_set<Fingerprint, FpHash> queued;
+  for (size_t i = 0; i < preps.size(); ++i) {
+    if ((*out)[i].kind == AddResult::Kind::kNew && preps[i].req->refetch_at_ms > 0)
+      queued.insert(preps[i].key.fingerprint);
+  }
   for (size_t i = 0; i < preps.size(); ++i) {
     Prepared& p = preps[i];
     if ((*out)[i].kind != AddResult::Kind::kSeen || p.req->refetch_at_ms <= 0) continue;
+    if (!queued.insert(p.key.fingerprint).second) continue;
     QueueItem item;
     item.url = p.canon.spec;
     item.parent = p.req->parent;

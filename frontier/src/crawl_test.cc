@@ -167,6 +167,41 @@ TEST_F(CrawlAddTest, RefetchRequeuesKnownUrlAtItsTime) {
   EXPECT_EQ(l[0].url, "http://a.test/1");
 }
 
+// A URL listed twice in one recrawl call (a seed file with a repeated line)
+// is queued once, whether it was seen before or is new in this call.
+TEST_F(CrawlAddTest, RefetchQueuesAUrlListedTwiceInOneCallOnce) {
+  Open(NoRobotsOptions());
+  AddUrls({"http://a.test/1"});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(Done(l[0], Fetched()));
+  ASSERT_EQ(core_->Stats("").urls_queued, 0u);
+  const int64_t due = clock_.NowMs() + 5000;
+  std::vector<AddRequest> req{
+      AddRequest{"http://a.test/1", 0, 0, "", due},  // seen
+      AddRequest{"http://a.test/2", 0, 0, "", due},  // new
+      AddRequest{"http://A.TEST/1", 0, 0, "", due},  // the first again
+      AddRequest{"http://a.test/2", 0, 0, "", due},  // the new one again
+      AddRequest{"http://a.test/3", 0, 0, "", 0},     // new, no recrawl
+      AddRequest{"http://a.test/3", 0, 0, "", 0}};
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("", req, &out).ok());
+  EXPECT_EQ(out[0].kind, Kind::kSeen);
+  EXPECT_EQ(out[1].kind, Kind::kNew);
+  EXPECT_EQ(out[2].kind, Kind::kSeen);
+  EXPECT_EQ(out[3].kind, Kind::kSeen);
+  EXPECT_EQ(out[4].kind, Kind::kNew);
+  EXPECT_EQ(out[5].kind, Kind::kSeen);
+  EXPECT_EQ(core_->Stats("").urls_queued, 3u);
+  // A second call for the same URL still queues it again: entries are
+  // keyed by due time, not by URL (docs/operations.md).
+  ASSERT_TRUE(core_->Add("", std::span(req).first(1), &out).ok());
+  EXPECT_EQ(core_->Stats("").urls_queued, 4u);
+  l = LeaseN(10);  // only the URL without a recrawl time is ready now
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "http://a.test/3");
+}
+
 TEST_F(CrawlAddTest, LinksGetDepthPlusOneAndMaxDepthApplies) {
   CrawlOptions o = NoRobotsOptions();
   o.max_depth = 1;
