@@ -1,7 +1,7 @@
 # RESP codec (pure, no sockets) and the blocking RESP client.
 crawlfront_module(NAME resp
   SOURCES src/resp_value.cc src/resp_parser.cc src/resp_inline.cc src/resp_writer.cc
-    src/resp_whole_reply.cc
+    src/resp_whole.cc
   DEPS crawlfront_status)
 crawlfront_module(NAME resp_client
   SOURCES src/resp_client.cc

@@ -297,54 +297,6 @@ Result<bool> RespParser::Next(RespValue* out) {
   }
 }
 
-namespace {
-
-// Reads "<digits>\r\n" at *p (before end) into *n, as ParseLength accepts
-// them (1 to 18 digits, no sign); false on anything else or too little input.
-bool ReadCount(const char*& p, const char* end, int64_t* n) {
-  const char* start = p;
-  int64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9' && p - start < int64_t{kMaxLengthDigits}) {
-    v = v * 10 + (*p++ - '0');
-  }
-  if (p == start || end - p < 2 || p[0] != '\r' || p[1] != '\n') return false;
-  p += 2;
-  *n = v;
-  return true;
-}
-
-}  // namespace
-
-// The common case, a whole well-formed request already buffered, parsed in
-// one pass straight into *args (whose strings keep their capacity). Anything
-// else (partial, malformed, over a limit) returns false with the parser
-// untouched, and the general path below takes it and reports any error.
-bool RespParser::TakeWholeRequest(std::vector<std::string>* args) {
-  const char* p = buf_.data() + pos_ + 1;  // past '*'
-  const char* end = buf_.data() + buf_.size();
-  int64_t count = 0;
-  if (!ReadCount(p, end, &count) || count < 1 || count > limits_.max_array_len) {
-    return false;
-  }
-  const char* start = buf_.data() + pos_;
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t len = 0;
-    if (p == end || *p++ != '$' || !ReadCount(p, end, &len)) return false;
-    if (len > limits_.max_bulk_len || end - p < len + 2) return false;
-    if (p[len] != '\r' || p[len + 1] != '\n') return false;
-    if (static_cast<size_t>(i) < args->size()) {
-      (*args)[i].assign(p, static_cast<size_t>(len));
-    } else {
-      args->emplace_back(p, static_cast<size_t>(len));
-    }
-    p += len + 2;
-  }
-  if (static_cast<size_t>(p - start) > limits_.max_frame_bytes) return false;
-  args->resize(static_cast<size_t>(count));
-  pos_ += static_cast<size_t>(p - start);
-  return true;
-}
-
 Result<bool> RespParser::NextCommand(std::vector<std::string>* args) {
   if (error_.ok() && stack_.empty() && pos_ < buf_.size() && buf_[pos_] == '*' &&
       TakeWholeRequest(args)) {

@@ -128,7 +128,7 @@ std::vector<std::string> OneShot(std::string_view wire, RespLimits limits) {
   return got;
 }
 
-// A whole buffered reply takes the one-pass path (resp_whole_reply.cc); it
+// A whole buffered reply takes the one-pass path (resp_whole.cc); it
 // must yield exactly what the general path yields, errors and limits included.
 TEST(RespParserTest, WholeReplyFastPathAgreesWithGeneralPath) {
   RespLimits small;

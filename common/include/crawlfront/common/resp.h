@@ -141,8 +141,8 @@ class RespParser {
   Step ParseScalar(char type, std::string_view line, RespValue* out);
   Step ParseBulk(char type, std::string_view line, RespValue* out);
   Step ParseInline(RespValue* out);
+  // Fast paths for a whole value at pos_ (resp_whole.cc).
   bool TakeWholeRequest(std::vector<std::string>* args);
-  // kReply fast path (resp_whole_reply.cc): a whole common reply at pos_.
   bool TakeWholeReply(RespValue* out);
   bool WholeValue(const char*& p, const char* end, int depth, RespValue* out) const;
   Step Fail(std::string message);

@@ -1,10 +1,11 @@
-// The common reply, a whole array of bulk strings, integers and simple
-// strings already buffered, parsed in one recursive pass straight into its
-// place in the tree. The general path builds the same tree on a stack of
-// frames, moving every element once or twice: most of a busy client's CPU
-// (a lease reply is 700 values). Anything else (partial, malformed, over a
-// limit, or another type) returns false with the parser untouched, and the
-// general path takes it and reports any error.
+// Fast paths for a whole value already buffered, the common case on both
+// sides: a request parsed in one pass into its argument strings, a reply (an
+// array of bulk strings, integers and simple strings) in one recursive pass
+// straight into its place in the tree. The general path builds the same
+// tree on a stack of frames, moving every element once or twice: most of a
+// busy client's CPU (a lease reply is 700 values). Anything else (partial,
+// malformed, over a limit, or another type) returns false with the parser
+// untouched, and the general path takes it and reports any error.
 #include <algorithm>
 #include <charconv>
 #include <string>
@@ -14,11 +15,16 @@
 namespace crawlfront {
 namespace {
 
-// "<digits>\r\n" at p, as ParseLength accepts them (1 to 18 digits, no sign).
-bool ReadLength(const char*& p, const char* end, int64_t* n) {
+constexpr int64_t kMaxLengthDigits = 18;  // as ParseLength (resp_parser.cc)
+
+// Reads "<digits>\r\n" at *p (before end) into *n, as ParseLength accepts
+// them (1 to 18 digits, no sign); false on anything else or too little input.
+bool ReadCount(const char*& p, const char* end, int64_t* n) {
   const char* start = p;
   int64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9' && p - start < 18) v = v * 10 + (*p++ - '0');
+  while (p < end && *p >= '0' && *p <= '9' && p - start < kMaxLengthDigits) {
+    v = v * 10 + (*p++ - '0');
+  }
   if (p == start || end - p < 2 || p[0] != '\r' || p[1] != '\n') return false;
   p += 2;
   *n = v;
@@ -40,6 +46,36 @@ bool ReadLine(const char*& p, const char* end, size_t max_inline_len,
 
 }  // namespace
 
+// The common case, a whole well-formed request already buffered, parsed in
+// one pass straight into *args (whose strings keep their capacity). Anything
+// else (partial, malformed, over a limit) returns false with the parser
+// untouched, and the general path takes it and reports any error.
+bool RespParser::TakeWholeRequest(std::vector<std::string>* args) {
+  const char* p = buf_.data() + pos_ + 1;  // past '*'
+  const char* end = buf_.data() + buf_.size();
+  int64_t count = 0;
+  if (!ReadCount(p, end, &count) || count < 1 || count > limits_.max_array_len) {
+    return false;
+  }
+  const char* start = buf_.data() + pos_;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t len = 0;
+    if (p == end || *p++ != '$' || !ReadCount(p, end, &len)) return false;
+    if (len > limits_.max_bulk_len || end - p < len + 2) return false;
+    if (p[len] != '\r' || p[len + 1] != '\n') return false;
+    if (static_cast<size_t>(i) < args->size()) {
+      (*args)[i].assign(p, static_cast<size_t>(len));
+    } else {
+      args->emplace_back(p, static_cast<size_t>(len));
+    }
+    p += len + 2;
+  }
+  if (static_cast<size_t>(p - start) > limits_.max_frame_bytes) return false;
+  args->resize(static_cast<size_t>(count));
+  pos_ += static_cast<size_t>(p - start);
+  return true;
+}
+
 bool RespParser::WholeValue(const char*& p, const char* end, int depth,
                             RespValue* out) const {
   if (p == end) return false;
@@ -47,7 +83,7 @@ bool RespParser::WholeValue(const char*& p, const char* end, int depth,
   switch (type) {
     case '*': {
       int64_t count = 0;
-      if (!ReadLength(p, end, &count) || count > limits_.max_array_len) return false;
+      if (!ReadCount(p, end, &count) || count > limits_.max_array_len) return false;
       // Each element takes at least 3 bytes: a count that has not arrived
       // reserves nothing.
       if (count > (end - p) / 3) return false;
@@ -61,7 +97,7 @@ bool RespParser::WholeValue(const char*& p, const char* end, int depth,
     }
     case '$': {
       int64_t len = 0;
-      if (!ReadLength(p, end, &len) || len > limits_.max_bulk_len) return false;
+      if (!ReadCount(p, end, &len) || len > limits_.max_bulk_len) return false;
       if (end - p < len + 2 || p[len] != '\r' || p[len + 1] != '\n') return false;
       out->type = RespType::kBulkString;
       out->str.assign(p, static_cast<size_t>(len));
