@@ -266,14 +266,14 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
 // answers "seen" for the second listing of a URL new in this call).
 // REQUIRES: mu_ held; the caller commits pending_.
 void CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
-  struct FpHash {
-    size_t operator()(const Fingerprint& f) const { return f.lo; }
-  };
-  std::unordered_set<Fingerprint, FpHash> queued;
+  bool any = false;
+  std::unordered_set<Fingerprint, FingerprintHash> queued;
   for (size_t i = 0; i < preps.size(); ++i) {
-    if ((*out)[i].kind == AddResult::Kind::kNew && preps[i].req->refetch_at_ms > 0)
-      queued.insert(preps[i].key.fingerprint);
+    if (preps[i].req->refetch_at_ms <= 0) continue;
+    any = true;
+    if ((*out)[i].kind == AddResult::Kind::kNew) queued.insert(preps[i].key.fingerprint);
   }
+  if (!any) return;  // a plain add: no second pass
   for (size_t i = 0; i < preps.size(); ++i) {
     Prepared& p = preps[i];
     if ((*out)[i].kind != AddResult::Kind::kSeen || p.req->refetch_at_ms <= 0) continue;

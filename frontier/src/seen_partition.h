@@ -18,10 +18,6 @@
 
 namespace crawlfront {
 
-struct FingerprintHash {
-  size_t operator()(const Fingerprint& f) const { return f.lo; }
-};
-
 struct SeenSet::Partition {
   uint32_t id = 0;
   mutable std::mutex mu;

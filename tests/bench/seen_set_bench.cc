@@ -171,12 +171,8 @@ void BM_RocksDbOnly(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-struct FpHash {
-  size_t operator()(const Fingerprint& f) const { return f.lo; }
-};
-
 // Baseline: std::unordered_set under one mutex (RAM only, not durable).
-std::unordered_set<Fingerprint, FpHash> g_set;
+std::unordered_set<Fingerprint, FingerprintHash> g_set;
 std::mutex g_set_mu;
 
 void SetupUnordered(const benchmark::State&) {

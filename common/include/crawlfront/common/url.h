@@ -137,6 +137,11 @@ struct Fingerprint {
   uint64_t low64() const { return lo; }
 };
 
+// Hash for unordered containers of fingerprints: the bits are already mixed.
+struct FingerprintHash {
+  size_t operator()(const Fingerprint& f) const { return f.lo; }
+};
+
 // Fingerprint of a canonical spec (hash the output of Canonicalize, not raw
 // input, or equal URLs get different fingerprints).
 Fingerprint FingerprintOf(std::string_view canonical_spec);
