@@ -162,7 +162,7 @@ TEST(RespParserTest, WholeReplyFastPathAgreesWithGeneralPath) {
       EXPECT_EQ(OneShot(wire, limits), ByteAtATime(wire, limits)) << wire;
     }
   }
-  // And the fast path really yields the tree.
+  // And the tree is the right one.
   RespValue v = Parse1("*2\r\n*2\r\n$3\r\nabc\r\n:5\r\n+OK\r\n");
   ASSERT_EQ(v.elements.size(), 2u);
   EXPECT_EQ(v.elements[0].elements[0], RespValue::Bulk("abc"));
