@@ -257,7 +257,7 @@ void PrintSummary(const GlobalOptions& g, const SeedOptions& o, const Counts& c,
               Plural(c.urls, "URL").c_str(), Plural(c.lines, "line").c_str(), secs,
               ull(c.fresh), ull(c.seen), ull(c.rejected));
   if (o.refetch_ms > 0 && c.seen > 0) {
-    std::printf("%s already seen queued again for a recrawl from %s\n",
+    std::printf("%s already seen scheduled for a recrawl from %s\n",
                 Plural(c.seen, "URL").c_str(),
                 UtcTimeOfMs(std::to_string(o.refetch_ms)).c_str());
   }
@@ -346,7 +346,8 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       "priority of these URLs (higher is leased first within a host)")(
       "refetch", po::value(&o.refetch),
       "recrawl: queue URLs already seen again, due at WHEN (now, +N with ms|s|m|h, or Unix ms); "
-      "new URLs are due then too")(
+      "new URLs are due then too; a URL whose recrawl is still queued keeps that one (moved "
+      "earlier if WHEN is)")(
       "host-key", po::value(&o.host_key)->default_value("host"),
       "host|registered-domain: the frontiers' url.host_key (routes URLs when there "
       "are several --frontier)");

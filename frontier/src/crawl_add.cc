@@ -213,6 +213,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       item.due_ms = p.req->refetch_at_ms;
       item.seq = first_seq + k;
       ReserveSeqs(&batch);
+      if (item.due_ms > 0) IndexRecrawl(h, item, &batch);
       QueueNew(h, std::move(item), &batch);
       TouchQueue(h);  // this batch gets epoch batch_epoch_
       ++h.rec.added;
@@ -250,7 +251,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
       ++crawl.stats.urls_rejected;
       crawl.dirty = true;
     }
-    ScheduleRefetch(preps, out);
+    CRAWLFRONT_RETURN_IF_ERROR(ScheduleRefetch(preps, out));
     CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));  // counters and stats
     int64_t now = clock_->NowMs();
     for (const Prepared& p : preps) {
@@ -261,11 +262,12 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
   return Status::Ok();
 }
 
-// Seen URLs with a refetch time are queued again (a recrawl), as scheduled
-// entries; a URL listed twice in the call is queued once (the seen-set
-// answers "seen" for the second listing of a URL new in this call).
+// Seen URLs with a refetch time are queued again (a recrawl), each once:
+// a URL listed twice in the call is queued once (the seen-set answers
+// "seen" for the second listing of a URL new in this call), and so is one
+// whose entry from an earlier REFETCH still waits (crawl_refetch.cc).
 // REQUIRES: mu_ held; the caller commits pending_.
-void CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
+Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out) {
   bool any = false;
   std::unordered_set<Fingerprint, FingerprintHash> queued;
   for (size_t i = 0; i < preps.size(); ++i) {
@@ -273,21 +275,50 @@ void CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult
     any = true;
     if ((*out)[i].kind == AddResult::Kind::kNew) queued.insert(preps[i].key.fingerprint);
   }
-  if (!any) return;  // a plain add: no second pass
+  if (!any) return Status::Ok();  // a plain add: no second pass
+  std::vector<size_t> again;
+  bool unwritten = false;
   for (size_t i = 0; i < preps.size(); ++i) {
     Prepared& p = preps[i];
     if ((*out)[i].kind != AddResult::Kind::kSeen || p.req->refetch_at_ms <= 0) continue;
     if (!queued.insert(p.key.fingerprint).second) continue;
-    QueueItem item;
-    item.url = p.canon.spec;
-    item.parent = p.req->parent;
-    item.depth = p.req->depth;
-    item.priority = p.req->priority;
-    item.due_ms = p.req->refetch_at_ms;
-    QueueNew(*p.host, std::move(item), &pending_);
-    TouchQueue(*p.host);
-    MarkDirty(*p.host);
+    again.push_back(i);
+    unwritten |= Unwritten(*p.host);
   }
+  // The index and queue reads must see these hosts' earlier writes.
+  if (unwritten) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  for (size_t i : again) CRAWLFRONT_RETURN_IF_ERROR(QueueRecrawl(preps[i]));
+  return Status::Ok();
+}
+
+// A URL has one recrawl queued at a time. One that waits moves to this
+// call's time if that is earlier; one that is due (ready or leased), or
+// retrying on its own backoff, stays. Moving a recrawl later would let a
+// re-seed run each day with +24h, a little early, postpone it for ever.
+Status CrawlCore::QueueRecrawl(Prepared& p) {
+  HostState& h = *p.host;
+  QueueItem entry;
+  bool found;
+  CRAWLFRONT_RETURN_IF_ERROR(FindRecrawl(h, p.canon.spec, &entry, &found));
+  if (found) {
+    // Ready entries have due_ms 0; a scheduled one may be due, not yet moved.
+    const bool waits = entry.due_ms > clock_->NowMs() && entry.attempt == 1;
+    if (!waits || p.req->refetch_at_ms >= entry.due_ms) return Status::Ok();
+    pending_.Delete(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, entry));
+    if (h.rec.scheduled > 0) --h.rec.scheduled;
+  }
+  QueueItem item;
+  item.url = p.canon.spec;
+  item.parent = p.req->parent;
+  item.depth = p.req->depth;
+  item.priority = p.req->priority;
+  item.due_ms = p.req->refetch_at_ms;
+  item.seq = AllocSeq(&pending_);
+  IndexRecrawl(h, item, &pending_);
+  QueueNew(h, std::move(item), &pending_);
+  TouchQueue(h);
+  MarkDirty(h);
+  return Status::Ok();
 }
 
 Result<bool> CrawlCore::Seen(std::string_view crawl_id, std::string_view url) {

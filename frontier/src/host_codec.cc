@@ -133,6 +133,33 @@ std::string ScheduledKey(std::string_view prefix, const QueueItem& item) {
   return k;
 }
 
+std::string RecrawlKey(std::string_view prefix, std::string_view url) {
+  std::string k;
+  k.reserve(prefix.size() + url.size());
+  k.append(prefix).append(url);
+  return k;
+}
+
+std::string EncodeRecrawlRef(const QueueItem& item) {
+  std::string v;
+  AppendBe64(&v, item.seq);
+  AppendBe64(&v, static_cast<uint64_t>(item.due_ms));
+  AppendBe32(&v, static_cast<uint32_t>(item.priority));
+  AppendBe32(&v, item.depth);
+  return v;
+}
+
+bool DecodeRecrawlRef(std::string_view bytes, QueueItem* item) {
+  Reader r(bytes);
+  uint32_t priority;
+  if (!r.U64(&item->seq) || !r.I64(&item->due_ms) || !r.U32(&priority) ||
+      !r.U32(&item->depth) || !r.empty()) {
+    return false;
+  }
+  item->priority = static_cast<int32_t>(priority);
+  return true;
+}
+
 std::string EncodeItem(const QueueItem& item) {
   std::string v;
   v.reserve(40 + item.url.size() + item.parent.size());

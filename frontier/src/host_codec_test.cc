@@ -136,5 +136,23 @@ TEST(HostCodecTest, QueueKeysSortByPriorityDepthArrival) {
   EXPECT_FALSE(ParseHostPrefix(p.substr(0, 5), &part, &crawl, &host, &len));
 }
 
+TEST(HostCodecTest, RecrawlRefsRoundTripAndNameTheEntrysKeys) {
+  QueueItem item;
+  item.url = "http://a.test/x";
+  item.seq = 77;
+  item.due_ms = 1'700'000'123'456;
+  item.priority = -3;
+  item.depth = 4;
+  const std::string prefix = HostPrefix(5, "c1", "a.test");
+  EXPECT_EQ(RecrawlKey(prefix, item.url), prefix + item.url);
+  const std::string bytes = EncodeRecrawlRef(item);
+  QueueItem ref;
+  ASSERT_TRUE(DecodeRecrawlRef(bytes, &ref));
+  EXPECT_EQ(ReadyKey(prefix, ref), ReadyKey(prefix, item));
+  EXPECT_EQ(ScheduledKey(prefix, ref), ScheduledKey(prefix, item));
+  EXPECT_FALSE(DecodeRecrawlRef(bytes.substr(0, bytes.size() - 1), &ref));
+  EXPECT_FALSE(DecodeRecrawlRef(bytes + "x", &ref));
+}
+
 }  // namespace
 }  // namespace crawlfront

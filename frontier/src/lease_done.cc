@@ -77,6 +77,7 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
                         rocksdb::WriteBatch* batch) {
   if (due_ms > 0) {
     item.due_ms = due_ms;
+    RetimeRecrawl(h, item, batch);
     std::string key = ScheduledKey(h.prefix, item);
     batch->Put(store_->cf(Cf::kQueue), key, EncodeItem(item));
     NoteQueued(h, key);

@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kCfNames[] = {
     "default",
-    "meta", "seen", "seen_log", "seen_snap", "queue", "host", "lease", "user_bloom"};
+    "meta", "seen", "seen_log", "seen_snap", "queue", "host", "lease", "user_bloom", "recrawl"};
 static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount));
 
 // Memtable insert hints (memtable_insert_with_hint_prefix_extractor): for

@@ -592,9 +592,19 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   auto now = Ctl({"seed", first, "--refetch", "now"});
   ASSERT_EQ(now.exit_code, 0) << now.err;
   EXPECT_TRUE(std::regex_search(
-      now.out, std::regex(R"(\n2 URLs already seen queued again for a recrawl from 20\d\d-)")))
+      now.out, std::regex(R"(\n2 URLs already seen scheduled for a recrawl from 20\d\d-)")))
       << now.out;
-  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 7);
+  // a and b's waiting recrawls moved to now; their first fetches (never
+  // leased here) are still queued too.
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
+  // Seeding the list again queues nothing more: a and b's recrawls are due
+  // and stay, c's waits and keeps its earlier time.
+  ASSERT_EQ(Ctl({"seed", second, "--refetch", "+2h"}).exit_code, 0);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
+  q = integ::Call(*c, {"FRONTIER.QUEUE", "recrawl.test", "COUNT", "10"});
+  ASSERT_EQ(q.elements.size(), 5u) << q.ToDebugString();
+  EXPECT_EQ(q.elements[4].elements[0].str, "http://recrawl.test/c") << q.ToDebugString();
+  EXPECT_EQ(q.elements[4].elements[5].integer, due) << q.ToDebugString();
 
   // A bad time is a usage error and sends nothing.
   for (const char* bad : {"1700000000", "+5x", "+1d", "+", "yesterday", "-1"}) {
@@ -604,7 +614,7 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   }
   EXPECT_NE(Ctl({"seed", first, "--refetch", "1700000000"}).err.find("looks like Unix seconds"),
             std::string::npos);
-  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 7);
+  EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
 }
 
 TEST_F(CrawlctlTest, ExitCodes) {

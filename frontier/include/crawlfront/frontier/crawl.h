@@ -424,7 +424,13 @@ class CrawlCore {
   bool AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
   void KnownAsGiven(std::span<Prepared> preps) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
-  void ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
+  Status ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
+  Status QueueRecrawl(Prepared& p);
+
+  // crawl_refetch.cc: kRecrawl, entries queued with a refetch time by URL.
+  void IndexRecrawl(const HostState& h, const QueueItem& item, rocksdb::WriteBatch* batch);
+  Status FindRecrawl(const HostState& h, std::string_view url, QueueItem* entry, bool* found);
+  void RetimeRecrawl(const HostState& h, const QueueItem& item, rocksdb::WriteBatch* batch);
 
   // host_sched.cc: per-host queue heads and placement.
   int64_t DelayMs(const HostState& h) const;

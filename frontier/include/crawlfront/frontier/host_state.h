@@ -14,6 +14,9 @@
 //   kLease  be16 partition | be64 lease id -> LeaseRecord: the leases in
 //           flight at a clean close, taken back and deleted by the next open
 //           (their pages' entries stay in kQueue meanwhile)
+//   kRecrawl prefix | canonical URL -> be64 seq | be64 due_ms | be32
+//           priority | be32 depth: the URL's last entry queued with a refetch
+//           time (it may have left kQueue since: readers check)
 
 #include <cstdint>
 #include <functional>
@@ -82,6 +85,10 @@ bool ParseHostPrefix(std::string_view key, uint16_t* partition, std::string* cra
                      std::string* host_key, size_t* prefix_len);
 std::string ReadyKey(std::string_view prefix, const QueueItem& item);
 std::string ScheduledKey(std::string_view prefix, const QueueItem& item);
+std::string RecrawlKey(std::string_view prefix, std::string_view url);
+std::string EncodeRecrawlRef(const QueueItem& item);
+// Fills `item`'s seq, due_ms, priority and depth; false if malformed.
+bool DecodeRecrawlRef(std::string_view bytes, QueueItem* item);
 std::string EncodeItem(const QueueItem& item);
 Status DecodeItem(std::string_view bytes, QueueItem* item);
 

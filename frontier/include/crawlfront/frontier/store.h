@@ -46,6 +46,7 @@ enum class Cf : int {
   kHost,       // per-host state (frontier)
   kLease,      // lease records of older versions (read once at open)
   kUserBloom,  // BF.* filters named by users
+  kRecrawl,    // queue entries by URL, for REFETCH (frontier)
   kCount,
 };
 

@@ -1,0 +1,139 @@
+// Recrawls across calls: a REFETCH finds the entry an earlier one queued
+// (kRecrawl), whether it waits, is due, is leased, retries or survived a
+// restart, and queues no second one; once the entry is done the URL is
+// queued again.
+
+#include <gtest/gtest.h>
+
+#include "crawl_test_util.h"
+#include "crawlfront/frontier/crawl.h"
+
+namespace crawlfront {
+namespace {
+
+using Kind = AddResult::Kind;
+using State = QueuedUrl::State;
+
+class RefetchTest : public CrawlFixture {
+ protected:
+  void SetUp() override { Open(NoRobotsOptions()); }
+
+  // Fetches `url` once so that it is seen and no longer queued.
+  void FetchOnce(const std::string& url) {
+    AddUrls({url});
+    auto l = LeaseN(1);
+    ASSERT_EQ(l.size(), 1u);
+    ASSERT_TRUE(Done(l[0], Fetched()));
+    ASSERT_EQ(core_->Stats("").urls_queued, 0u);
+  }
+  Kind Refetch(const std::string& url, int64_t due_ms) {
+    std::vector<AddRequest> req{AddRequest{url, 0, 0, "", due_ms}};
+    std::vector<AddResult> out;
+    Status s = core_->Add("", req, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out.empty() ? Kind::kRejected : out[0].kind;
+  }
+  std::vector<QueuedUrl> Queue(const std::string& host = "a.test") {
+    std::vector<QueuedUrl> q;
+    Status s = core_->PeekHost("", host, 100, &q);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return q;
+  }
+};
+
+TEST_F(RefetchTest, AWaitingRecrawlMovesOnlyEarlier) {
+  FetchOnce("http://a.test/1");
+  const int64_t now = clock_.NowMs();
+  EXPECT_EQ(Refetch("http://a.test/1", now + 5'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/1", now + 8'000), Kind::kSeen);  // later: stays
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].state, State::kScheduled);
+  EXPECT_EQ(q[0].due_ms, now + 5'000);
+  EXPECT_EQ(Refetch("http://A.TEST/1", now + 3'000), Kind::kSeen);  // earlier, other spelling
+  q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].due_ms, now + 3'000);
+  EXPECT_EQ(core_->Stats("").urls_queued, 1u);
+  clock_.Advance(2'999);
+  EXPECT_TRUE(LeaseN(5).empty());
+  clock_.Advance(1);
+  auto l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "http://a.test/1");
+  clock_.Advance(10'000);
+  EXPECT_TRUE(LeaseN(5).empty()) << "the moved entry left nothing at its old time";
+}
+
+TEST_F(RefetchTest, ADueOrLeasedRecrawlStaysAndTheNextIsQueuedAfterDone) {
+  FetchOnce("http://a.test/1");
+  Refetch("http://a.test/1", clock_.NowMs() + 1'000);
+  clock_.Advance(1'000);
+  // Due: a REFETCH for tomorrow leaves today's recrawl where it is.
+  EXPECT_EQ(Refetch("http://a.test/1", clock_.NowMs() + 86'400'000), Kind::kSeen);
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  auto l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(Refetch("http://a.test/1", clock_.NowMs() + 86'400'000), Kind::kSeen);
+  q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].state, State::kLeased);
+  ASSERT_TRUE(Done(l[0], Fetched()));
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u);
+  // Done: its reference is stale, and the next REFETCH queues the URL.
+  const int64_t tomorrow = clock_.NowMs() + 86'400'000;
+  EXPECT_EQ(Refetch("http://a.test/1", tomorrow), Kind::kSeen);
+  q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].state, State::kScheduled);
+  EXPECT_EQ(q[0].due_ms, tomorrow);
+}
+
+TEST_F(RefetchTest, ARetryingRecrawlKeepsItsBackoff) {
+  FetchOnce("http://a.test/1");
+  Refetch("http://a.test/1", clock_.NowMs() + 1'000);
+  clock_.Advance(1'000);
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  DoneReport r;
+  r.outcome = DoneOutcome::kRetry;
+  r.retry_delay_ms = 60'000;
+  ASSERT_TRUE(Done(l[0], r));
+  const int64_t retry_due = clock_.NowMs() + 60'000;
+  EXPECT_EQ(Refetch("http://a.test/1", clock_.NowMs() + 5'000), Kind::kSeen);
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].attempt, 2u);
+  EXPECT_EQ(q[0].due_ms, retry_due);
+}
+
+TEST_F(RefetchTest, ANewUrlQueuedWithARefetchTimeIsFoundToo) {
+  const int64_t now = clock_.NowMs();
+  EXPECT_EQ(Refetch("http://a.test/new", now + 5'000), Kind::kNew);
+  EXPECT_EQ(Refetch("http://a.test/new", now + 2'000), Kind::kSeen);
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].due_ms, now + 2'000);
+}
+
+TEST_F(RefetchTest, TheIndexSurvivesARestart) {
+  FetchOnce("http://a.test/1");
+  FetchOnce("http://b.test/1");
+  const int64_t now = clock_.NowMs();
+  Refetch("http://a.test/1", now + 5'000);
+  Refetch("http://b.test/1", now);  // due at once: ready
+  Reopen();
+  EXPECT_EQ(Refetch("http://a.test/1", now + 4'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://b.test/1", now + 6'000), Kind::kSeen);
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u);
+  auto a = Queue("a.test");
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].due_ms, now + 4'000);
+  auto b = Queue("b.test");
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].state, State::kReady);
+}
+
+}  // namespace
+}  // namespace crawlfront
