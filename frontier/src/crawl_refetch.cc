@@ -27,7 +27,11 @@ Status CrawlCore::FindRecrawl(const HostState& h, std::string_view url, QueueIte
   if (st.IsNotFound()) return Status::Ok();
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(st));
   QueueItem ref;
-  if (!DecodeRecrawlRef(value, &ref)) return Status::Corruption("bad recrawl reference");
+  if (!DecodeRecrawlRef(value, &ref)) {
+    // Unreadable: as if absent, and the recrawl queued now overwrites it.
+    spdlog::warn("crawl core: bad recrawl reference for {} ignored", url);
+    return Status::Ok();
+  }
   // Promotion keeps seq, priority and depth, so the ready key is known too.
   for (const std::string& key : {ReadyKey(h.prefix, ref), ScheduledKey(h.prefix, ref)}) {
     st = db->Get({}, store_->cf(Cf::kQueue), key, &value);

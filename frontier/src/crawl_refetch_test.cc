@@ -135,5 +135,27 @@ TEST_F(RefetchTest, TheIndexSurvivesARestart) {
   EXPECT_EQ(b[0].state, State::kReady);
 }
 
+// An unreadable reference is not an error for the call: it counts as
+// absent (one more recrawl is queued) and is overwritten.
+TEST_F(RefetchTest, AnUnreadableReferenceIsReplaced) {
+  FetchOnce("http://a.test/1");
+  const int64_t now = clock_.NowMs();
+  Refetch("http://a.test/1", now + 5'000);
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kRecrawl)));
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  const std::string key = it->key().ToString();
+  it.reset();
+  ASSERT_TRUE(store_->db()->Put({}, store_->cf(Cf::kRecrawl), key, "garbage").ok());
+  EXPECT_EQ(Refetch("http://a.test/1", now + 3'000), Kind::kSeen);
+  EXPECT_EQ(core_->Stats("").urls_queued, 2u);
+  EXPECT_EQ(Refetch("http://a.test/1", now + 1'000), Kind::kSeen);  // repaired: moves
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[0].due_ms, now + 1'000);
+  EXPECT_EQ(q[1].due_ms, now + 5'000);
+}
+
 }  // namespace
 }  // namespace crawlfront
