@@ -52,7 +52,9 @@ void CrawlCore::RetimeRecrawl(const HostState& h, const QueueItem& item,
   std::string key = RecrawlKey(h.prefix, item.url), value;
   rocksdb::Status st = store_->db()->Get({}, store_->cf(Cf::kRecrawl), key, &value);
   if (!st.ok()) {
-    if (!st.IsNotFound()) spdlog::warn("crawl core: recrawl index of {}: {}", item.url, st.ToString());
+    if (!st.IsNotFound()) {
+      spdlog::warn("crawl core: recrawl index of {}: {}", item.url, st.ToString());
+    }
     return;
   }
   QueueItem ref;
