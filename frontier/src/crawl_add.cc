@@ -63,6 +63,17 @@ struct CrawlCore::Prepared {
   HostState* host = nullptr;
   bool as_given = false;    // canon and key are the URL's as given
   bool known_seen = false;  // found in the seen-set as given: no insert
+
+  // The queue entry the request asks for (seq not yet given).
+  QueueItem Item() const {
+    QueueItem item;
+    item.url = canon.spec;
+    item.parent = req->parent;
+    item.depth = req->depth;
+    item.priority = req->priority;
+    item.due_ms = req->refetch_at_ms;
+    return item;
+  }
 };
 
 // Most links a crawl reports are already seen and were sent canonical. A
@@ -205,12 +216,7 @@ Status CrawlCore::Add(std::string_view crawl_id, std::span<const AddRequest> req
         p.reason = "host budget exhausted";
         return;
       }
-      QueueItem item;
-      item.url = p.canon.spec;
-      item.parent = p.req->parent;
-      item.depth = p.req->depth;
-      item.priority = p.req->priority;
-      item.due_ms = p.req->refetch_at_ms;
+      QueueItem item = p.Item();
       item.seq = first_seq + k;
       ReserveSeqs(&batch);
       if (item.due_ms > 0) IndexRecrawl(h, item, &batch);
@@ -307,12 +313,7 @@ Status CrawlCore::QueueRecrawl(Prepared& p) {
     pending_.Delete(store_->cf(Cf::kQueue), ScheduledKey(h.prefix, entry));
     if (h.rec.scheduled > 0) --h.rec.scheduled;
   }
-  QueueItem item;
-  item.url = p.canon.spec;
-  item.parent = p.req->parent;
-  item.depth = p.req->depth;
-  item.priority = p.req->priority;
-  item.due_ms = p.req->refetch_at_ms;
+  QueueItem item = p.Item();
   item.seq = AllocSeq(&pending_);
   IndexRecrawl(h, item, &pending_);
   QueueNew(h, std::move(item), &pending_);
