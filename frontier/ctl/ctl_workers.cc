@@ -12,7 +12,7 @@ namespace crawlfront::ctl {
 namespace {
 
 constexpr const char* kWorkersUsage = "crawlctl workers\n";
-constexpr const char* kReleaseUsage = "crawlctl release WORKER [LEASE_ID ...]\n";
+constexpr const char* kReleaseUsage = "crawlctl release [--force] WORKER [LEASE_ID ...]\n";
 
 struct Held {
   int64_t leases = 0;
@@ -64,22 +64,29 @@ int RunWorkers(const GlobalOptions& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int RunRelease(const GlobalOptions& g, const std::vector<std::string>& args) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+int RunRelease(const GlobalOptions& g, const std::vector<std::string>& all_args) {
+  if (!all_args.empty() && (all_args[0] == "--help" || all_args[0] == "-h")) {
     std::printf("%sEnds the worker's leases (all, or the given ones) on every frontier now,\n"
                 "as if they had expired: their URLs go back to their queues with attempt+1\n"
                 "and their hosts can be leased again without waiting for the deadlines.\n"
                 "For a worker that is gone (crashed, machine lost); a live worker's later\n"
-                "reports of released leases are answered 0 and ignored.\n",
+                "reports of released leases are answered 0 and ignored.\n"
+                "A frontier refuses while a connection that used WORKER is still open\n"
+                "(the worker runs, or its lost machine's connection has not timed out);\n"
+                "--force releases anyway.\n",
                 kReleaseUsage);
     return kExitOk;
   }
+  std::vector<std::string> args = all_args;
+  const bool force = !args.empty() && args[0] == "--force";
+  if (force) args.erase(args.begin());
   if (args.empty() || args[0].starts_with("-")) {
     std::fprintf(stderr, "usage: %s", kReleaseUsage);
     return kExitUsage;
   }
   std::vector<std::string> cmd = {"FRONTIER.RELEASE"};
   cmd.insert(cmd.end(), args.begin(), args.end());
+  if (force) cmd.push_back("FORCE");
   auto replies = CommandAll(g, cmd);
   if (!replies.ok()) return Fail("release", replies.status());
   int64_t released = 0;

@@ -260,11 +260,11 @@ void LeaseCmd(CallContext& ctx, FrontierNode& node) {
   });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   if (leases.empty() && block > 0 && *count > 0) {
-    node.AddLeaseWaiter({ctx.Defer(), args[1], crawl, static_cast<size_t>(*count),
-                         Clock::Real()->NowMs() + block});
+    node.AddLeaseWaiter({ctx.Defer(), args[1], crawl, ctx.client().id, ctx.client().peer,
+                         static_cast<size_t>(*count), Clock::Real()->NowMs() + block});
     return;
   }
-  node.NoteWorker(args[1], 0);
+  node.NoteWorker(args[1], 0, ctx.client().id, ctx.client().peer);
   EncodeLeases(ctx.reply(), leases);
 }
 
@@ -305,7 +305,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
     return node.crawl().Done(args[1], args[2], r, &known, ticket);
   });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
-  if (known) node.NoteWorker(args[1], 1);
+  if (known) node.NoteWorker(args[1], 1, ctx.client().id, ctx.client().peer);
   if (known && r.outcome == DoneOutcome::kFailed) node.NoteError("fetch failed: " + r.reason);
   ctx.reply().Integer(known ? 1 : 0);
 }
@@ -324,16 +324,32 @@ void RenewCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Integer(known ? 1 : 0);
 }
 
-// FRONTIER.RELEASE worker_id [lease_id ...]
+// FRONTIER.RELEASE worker [lease_id ...] [FORCE]. Refused while another open
+// connection uses the id: a second worker started under a running one's id
+// would otherwise take that worker's leases from it at start.
 void ReleaseCmd(CallContext& ctx, FrontierNode& node) {
   auto args = ctx.args();
-  std::vector<std::string> ids(args.begin() + 2, args.end());
+  std::vector<std::string> ids;
+  bool force = false;
+  for (size_t i = 2; i < args.size(); ++i) {
+    if (EqualsIgnoreCase(args[i], "FORCE")) {
+      force = true;
+    } else {
+      ids.push_back(args[i]);
+    }
+  }
+  const std::string who = PrintableWorkerId(args[1]);
+  if (!force) {
+    if (auto in_use = node.WorkerIdInUse(args[1], ctx.client().id)) {
+      return ctx.reply().Error("BUSY worker id '" + who + "' is in use by another open "
+                               "connection (" + *in_use + "); give each worker its own "
+                               "id, or stop that worker first (FORCE releases anyway)");
+    }
+  }
   size_t released = 0;
   Status s = node.crawl().ReleaseLeases(args[1], ids, &released);
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   if (released > 0) {
-    std::string who(args[1].substr(0, 64));  // the worker's own text: printable only
-    for (char& c : who) c = (c >= 0x20 && c < 0x7f) ? c : '?';
     spdlog::info("worker {}: {} lease(s) released, their URLs back in their queues", who,
                  released);
   }

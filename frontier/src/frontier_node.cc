@@ -1,5 +1,6 @@
 #include "crawlfront/frontier/frontier_node.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <spdlog/spdlog.h>
@@ -8,6 +9,7 @@ namespace crawlfront {
 namespace {
 constexpr size_t kMaxErrors = 50;
 constexpr int64_t kRateWindowMs = 10'000;
+constexpr int64_t kSharedIdWarnMs = 60'000;  // one warning a minute per id
 }  // namespace
 
 Result<std::unique_ptr<FrontierNode>> FrontierNode::Open(const FrontierOptions& options) {
@@ -185,7 +187,7 @@ void FrontierNode::LeaseWaiterLoop() {
           writer.Error("ERR " + s.message());
         } else {
           EncodeLeases(writer, leases);
-          NoteWorker(w.worker, 0);
+          NoteWorker(w.worker, 0, w.client, w.peer);
         }
         w.reply->Complete(std::move(out));
       } else {
@@ -211,7 +213,8 @@ void FrontierNode::NoteError(std::string text) {
   while (errors_.size() > kMaxErrors) errors_.pop_front();
 }
 
-void FrontierNode::NoteWorker(std::string_view id, uint64_t done) {
+void FrontierNode::NoteWorker(std::string_view id, uint64_t done, uint64_t client,
+                              std::string_view peer) {
   int64_t now = Clock::Real()->NowMs();
   std::lock_guard lock(mu_);
   auto it = workers_.find(id);
@@ -219,10 +222,48 @@ void FrontierNode::NoteWorker(std::string_view id, uint64_t done) {
   WorkerActivity& w = it->second;
   w.dones += done;
   w.last_seen_ms = now;
+  if (w.client != client) {
+    // Another connection while the last one is open: two workers share the
+    // id (or one worker reconnected and its old connection lingers).
+    if (w.client != 0 && now - w.shared_warned_ms >= kSharedIdWarnMs && resp_ != nullptr &&
+        resp_->IsOpen(w.client)) {
+      w.shared_warned_ms = now;
+      spdlog::warn("frontier: worker id '{}' is used by connections from {} and {}; if two "
+                   "workers share it, give each its own id", PrintableWorkerId(id), w.peer, peer);
+    }
+    w.client = client;
+    w.peer = peer;
+  }
   if (done > 0) w.done_times.emplace_back(now, done);
   while (!w.done_times.empty() && w.done_times.front().first < now - kRateWindowMs) {
     w.done_times.pop_front();
   }
+}
+
+std::string PrintableWorkerId(std::string_view id) {
+  std::string who(id.substr(0, 64));
+  for (char& c : who) c = (c >= 0x20 && c < 0x7f) ? c : '?';
+  return who;
+}
+
+std::optional<std::string> FrontierNode::WorkerIdInUse(std::string_view id, uint64_t client) {
+  uint64_t other = 0;
+  std::string peer;
+  int64_t last_seen_ms = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto it = workers_.find(id);
+    if (it == workers_.end()) return std::nullopt;
+    other = it->second.client;
+    peer = it->second.peer;
+    last_seen_ms = it->second.last_seen_ms;
+  }
+  if (other == 0 || other == client || resp_ == nullptr || !resp_->IsOpen(other)) {
+    return std::nullopt;
+  }
+  const int64_t ago_s = std::max<int64_t>(0, Clock::Real()->NowMs() - last_seen_ms) / 1000;
+  return "from " + (peer.empty() ? std::string("an unknown address") : peer) + ", last used " +
+         std::to_string(ago_s) + " s ago";
 }
 
 }  // namespace crawlfront

@@ -200,6 +200,11 @@ void RespServer::AddSession(uint64_t id, std::weak_ptr<RespSession> session) {
   connections_current_.fetch_add(1);
 }
 
+bool RespServer::IsOpen(uint64_t client_id) const {
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  return sessions_.contains(client_id);
+}
+
 void RespServer::RemoveSession(uint64_t id) {
   std::lock_guard<std::mutex> lock(sessions_mu_);
   if (sessions_.erase(id) > 0) connections_current_.fetch_sub(1);

@@ -5,6 +5,7 @@
 #include "resp_server_session.h"
 
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,13 @@ RespSession::RespSession(RespServer& server, asio::ip::tcp::socket socket, uint6
       wake_timer_(socket_.get_executor()),
       parser_(RespParser::Mode::kRequest, server.options().limits) {
   state_.id = id;
+  boost::system::error_code ec;
+  const auto remote = socket_.remote_endpoint(ec);
+  if (!ec) {
+    const std::string host = remote.address().to_string();
+    state_.peer = (remote.address().is_v6() ? "[" + host + "]" : host) + ":" +
+                  std::to_string(remote.port());
+  }
   state_.authenticated = server.options().auth_token.empty();
 }
 

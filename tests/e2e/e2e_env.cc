@@ -156,6 +156,11 @@ Result<RespValue> CrawlEnv::Command(const std::vector<std::string>& args) {
   return client_->Command(args);
 }
 
+Result<std::unique_ptr<RespClient>> CrawlEnv::Connect() {
+  return RespClient::Connect("127.0.0.1", static_cast<uint16_t>(frontier_.Port("resp")),
+                             std::chrono::seconds(10));
+}
+
 Result<std::string> CrawlEnv::Info(const std::string& field) {
   auto reply = client_->Command({"INFO", "crawl"});
   if (!reply.ok()) return reply.status();

@@ -62,6 +62,8 @@ class CrawlEnv {
 
   // Sends one command to the frontier.
   Result<RespValue> Command(const std::vector<std::string>& args);
+  // A connection of its own to the frontier (e.g. one that is then closed).
+  Result<std::unique_ptr<RespClient>> Connect();
   // One "INFO crawl" field from the frontier, e.g. "finished", "urls_done".
   Result<std::string> Info(const std::string& field);
   // Polls INFO every 200 ms until finished:1, up to `limit`. Unavailable

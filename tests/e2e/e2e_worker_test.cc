@@ -94,9 +94,11 @@ TEST(E2eWorkerTest, PrivateAddressRobotsSettleTheHosts) {
 constexpr int kHeldHosts = 2;
 
 // Leases every host's first URL (its robots.txt) as worker "w0", a process
-// that then dies without reporting.
+// that then dies without reporting (its connection closes).
 void LeaseAsDeadWorker(CrawlEnv& env) {
-  auto reply = env.Command({"FRONTIER.LEASE", "w0", "100"});
+  auto dead = env.Connect();
+  ASSERT_TRUE(dead.ok()) << dead.status().ToString();
+  auto reply = (*dead)->Command({"FRONTIER.LEASE", "w0", "100"});
   ASSERT_TRUE(reply.ok()) << reply.status().ToString();
   ASSERT_EQ(reply->elements.size(), size_t{kHeldHosts}) << "one lease per host";
 }

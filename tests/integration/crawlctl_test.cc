@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "daemon.h"
 #include "integ_util.h"
@@ -486,6 +487,16 @@ TEST_F(CrawlctlTest, DenyRejectsMatchingUrlsOfItsCrawlUntilRemoved) {
 
 // A worker that is gone holds its leases (and their hosts) until their
 // deadlines; `crawlctl workers` shows it and `crawlctl release` ends them.
+// Polls INFO clients (bounded) until `n` connections are open, `c` included.
+bool WaitForClients(RespClient& c, int n) {
+  const std::string want = "connected_clients:" + std::to_string(n) + "\r\n";
+  for (int i = 0; i < 100; ++i) {
+    if (integ::Call(c, {"INFO", "clients"}).str.find(want) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 TEST_F(CrawlctlTest, WorkersShowsLeasesAndReleaseEndsAGoneWorkers) {
   auto c = integ::ConnectTo(frontier_.Port("resp"));
   ASSERT_TRUE(c);
@@ -493,8 +504,13 @@ TEST_F(CrawlctlTest, WorkersShowsLeasesAndReleaseEndsAGoneWorkers) {
                              "http://w3.test/"})
                 .elements.size(),
             3u);
-  RespValue gone = integ::Call(*c, {"FRONTIER.LEASE", "gone-1", "2"});
+  // The gone worker's connection is closed, as a dead process's is.
+  auto gone_conn = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(gone_conn);
+  RespValue gone = integ::Call(*gone_conn, {"FRONTIER.LEASE", "gone-1", "2"});
   ASSERT_EQ(gone.elements.size(), 2u);
+  gone_conn.reset();
+  ASSERT_TRUE(WaitForClients(*c, 1));
   ASSERT_EQ(integ::Call(*c, {"FRONTIER.LEASE", "live-1", "5"}).elements.size(), 1u);
 
   auto workers = Ctl({"workers"});
@@ -535,6 +551,63 @@ TEST_F(CrawlctlTest, WorkersShowsLeasesAndReleaseEndsAGoneWorkers) {
   EXPECT_EQ(Ctl({"release"}).exit_code, 2);
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.RELEASE"}).type, RespType::kError);
   EXPECT_EQ(Ctl({"--json", "release", "nobody"}).out, "{\"worker\":\"nobody\",\"released\":0}\n");
+}
+
+// A second worker started under a running worker's id must not take that
+// worker's leases: the frontier refuses RELEASE while the connection that
+// last used the id is open, names where it is from, and warns in its log
+// when two open connections lease under one id.
+TEST_F(CrawlctlTest, ReleaseRefusesAnIdThatAnOpenConnectionUses) {
+  auto live = integ::ConnectTo(frontier_.Port("resp"));
+  auto other = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(live && other);
+  ASSERT_EQ(integ::Call(*live, {"FRONTIER.ADD", "http://u1.test/", "http://u2.test/"})
+                .elements.size(),
+            2u);
+  RespValue held = integ::Call(*live, {"FRONTIER.LEASE", "w-shared", "1"});
+  ASSERT_EQ(held.elements.size(), 1u);
+
+  RespValue refused = integ::Call(*other, {"FRONTIER.RELEASE", "w-shared"});
+  ASSERT_EQ(refused.type, RespType::kError);
+  EXPECT_TRUE(std::regex_search(
+      refused.str, std::regex(R"(^BUSY worker id 'w-shared' is in use by another open )"
+                              R"(connection \(from 127\.0\.0\.1:[0-9]+, last used [0-9]+ s ago\))")))
+      << refused.str;
+  auto ctl = Ctl({"release", "w-shared"});
+  EXPECT_NE(ctl.exit_code, 0);
+  EXPECT_NE(ctl.err.find("BUSY worker id 'w-shared'"), std::string::npos) << ctl.err;
+  EXPECT_NE(Ctl({"workers"}).out.find("w-shared"), std::string::npos) << "the lease is still held";
+  // Its own connection may release; a named lease of it is refused too.
+  EXPECT_EQ(integ::Call(*other, {"FRONTIER.RELEASE", "w-shared", held.elements[0].elements[0].str})
+                .type,
+            RespType::kError);
+  EXPECT_EQ(integ::Call(*live, {"FRONTIER.RELEASE", "w-shared", "nosuch"}).type,
+            RespType::kInteger);
+
+  // A second connection leasing under the id while the first is open: logged.
+  ASSERT_EQ(integ::Call(*other, {"FRONTIER.LEASE", "w-shared", "1"}).elements.size(), 1u);
+  bool warned = false;
+  for (int i = 0; i < 100 && !warned; ++i) {
+    warned = integ::ReadFile(frontier_.log()).find("worker id 'w-shared' is used by connections "
+                                                   "from 127.0.0.1:") != std::string::npos;
+    if (!warned) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(warned) << testutil::Tail(frontier_.log());
+
+  // --force releases anyway: both leases end, the first holder's DONE is late.
+  auto forced = Ctl({"release", "--force", "w-shared"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(forced.out, "released 2 leases of w-shared\n");
+  EXPECT_EQ(integ::Call(*live, {"FRONTIER.DONE", "w-shared", held.elements[0].elements[0].str,
+                                "fetched", "STATUS", "200"})
+                .integer,
+            0);
+
+  // Once the connection that used the id last has closed, RELEASE works.
+  other.reset();
+  ASSERT_TRUE(WaitForClients(*live, 1));
+  RespValue after = integ::Call(*live, {"FRONTIER.RELEASE", "w-shared"});
+  EXPECT_EQ(after.type, RespType::kInteger) << after.str;
 }
 
 int64_t NowMs() {

@@ -72,22 +72,22 @@ bool FrontierLink::EnsureConnected() {
 
 // A warning for the first failure of a run and then every warn_interval, so
 // an unreachable frontier shows at the default log level without flooding it.
-void FrontierLink::NoteConnectFailure(const Status& why,
-                                      std::chrono::steady_clock::time_point now) {
+void FrontierLink::NoteConnectFailure(const Status& why, std::chrono::steady_clock::time_point now,
+                                      spdlog::level::level_enum level_to_show,
+                                      std::string_view what) {
   if (failures_++ == 0) failing_since_ = now;
   next_attempt_ = now + backoff_;
   const bool warn = failures_ == 1 || now - last_warn_ >= options_.warn_interval;
-  const auto level = warn ? spdlog::level::warn : spdlog::level::debug;
+  const auto level = warn ? level_to_show : spdlog::level::debug;
   if (warn) last_warn_ = now;
   const auto failing_s =
       std::chrono::duration_cast<std::chrono::seconds>(now - failing_since_).count();
   if (failures_ == 1) {
-    spdlog::log(level, "frontier {}: cannot connect ({}); next try in {} ms", address_,
+    spdlog::log(level, "frontier {}: {} ({}); next try in {} ms", address_, what,
                 why.ToString(), backoff_.count());
   } else {
-    spdlog::log(level, "frontier {}: still cannot connect after {} attempts in {} s ({}); "
-                "next try in {} ms", address_, failures_, failing_s, why.ToString(),
-                backoff_.count());
+    spdlog::log(level, "frontier {}: still {} after {} attempts in {} s ({}); next try in {} ms",
+                address_, what, failures_, failing_s, why.ToString(), backoff_.count());
   }
   backoff_ = std::min(backoff_ * 2, options_.backoff_max);
 }
@@ -215,6 +215,16 @@ Status FrontierLink::ReleaseEarlierLeases() {
   if (!reply.ok()) {
     Disconnect(reply.status());
     return reply.status();
+  }
+  if (reply->is_error() && reply->str.starts_with("BUSY")) {
+    // A running worker uses this id here: releasing, or leasing beside it,
+    // would mix the two workers' leases. Retried until that connection ends
+    // (its worker stops, or the frontier drops a lost machine's connection).
+    client_.reset();
+    const Status busy = Status::Busy(reply->str.substr(5));  // without "BUSY "
+    NoteConnectFailure(busy, std::chrono::steady_clock::now(), spdlog::level::err,
+                       "will not lease");
+    return busy;
   }
   if (reply->type == RespType::kInteger) {
     if (reply->integer > 0) {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <spdlog/common.h>
+
 #include "crawlfront/common/resp.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/common/status.h"
@@ -123,7 +125,9 @@ class FrontierLink {
     std::string url;
   };
   void Disconnect(const Status& why);
-  void NoteConnectFailure(const Status& why, std::chrono::steady_clock::time_point now);
+  void NoteConnectFailure(const Status& why, std::chrono::steady_clock::time_point now,
+                          spdlog::level::level_enum level_to_show = spdlog::level::warn,
+                          std::string_view what = "cannot connect");
   // Non-OK on a network failure (disconnects) or a token mismatch (fatal_).
   Status CheckRobotsToken();
   // FRONTIER.RELEASE of options_.release_id; non-OK on a network failure

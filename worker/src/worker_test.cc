@@ -289,6 +289,36 @@ TEST(FrontierLinkTest, UnreachableFrontierWarnsAtOnceThenPeriodically) {
   EXPECT_GT(logs.Lines(spdlog::level::debug, "cannot connect"), 10u);
 }
 
+// A frontier where a running worker uses the configured id answers BUSY:
+// the link logs an error, stays unusable (so nothing is leased under the id)
+// and asks again after its backoff until the release is accepted.
+TEST_F(WorkerTest, ReleaseRefusedAsBusyIsRetriedBeforeLeasing) {
+  frontier_.busy_releases = 2;
+  auto server = frontier_.Start(0);
+  ASSERT_NE(server, nullptr);
+  worker_internal::FrontierLinkOptions o;
+  o.backoff_min = std::chrono::milliseconds(1);
+  o.backoff_max = std::chrono::milliseconds(2);
+  o.warn_interval = std::chrono::milliseconds(0);
+  o.user_agent = "crawlfront";
+  o.release_id = "w1";
+  worker_internal::FrontierLink link("127.0.0.1:" + std::to_string(server->port()), o);
+  LogCapture logs;
+  int refused = 0;
+  for (int i = 0; i < 1000 && !link.EnsureConnected(); ++i) {
+    ++refused;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  EXPECT_TRUE(link.connected());
+  EXPECT_EQ(refused, 2);
+  EXPECT_EQ(frontier_.CallsOf("RELEASE w1"), 3u);
+  EXPECT_EQ(logs.Lines(spdlog::level::err, "will not lease"), 2u) << logs.All();
+  EXPECT_EQ(logs.Lines(spdlog::level::err, "(busy: worker id 'w1' is in use by another open "
+                                           "connection (from 127.0.0.1:9"),
+            2u)
+      << logs.All();
+}
+
 // Without allow_private_networks the site (on 127.0.0.1) is refused: each
 // result line says why, and one warning per host names the setting.
 TEST_F(WorkerTest, PrivateAddressIsLoggedWithItsReason) {

@@ -79,9 +79,16 @@ void FakeFrontier::Renew(CallContext& ctx) {
 }
 
 // Records the call; the fake's leases are not kept per worker, so it ends none.
+// Answers BUSY while busy_releases lasts.
 void FakeFrontier::Release(CallContext& ctx) {
   std::lock_guard<std::mutex> lock(mu);
   calls.push_back("RELEASE " + std::string(ctx.args()[1]));
+  if (busy_releases > 0) {
+    --busy_releases;
+    return ctx.reply().Error("BUSY worker id '" + std::string(ctx.args()[1]) +
+                             "' is in use by another open connection (from 127.0.0.1:9, "
+                             "last used 0 s ago); give each worker its own id");
+  }
   ctx.reply().Integer(0);
 }
 

@@ -40,6 +40,8 @@ struct FakeFrontier {
   std::vector<std::string> calls;
   int done_calls = 0;
   int lease_calls = 0;
+  // How many RELEASEs to answer BUSY (a running worker uses the id).
+  int busy_releases = 0;
   // The line INFO robots answers with; "" leaves the field out.
   std::string robots_line = "robots_user_agent:CrawlFront";  // case differs on purpose
 

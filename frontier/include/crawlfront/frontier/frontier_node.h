@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -46,13 +47,20 @@ class FrontierNode {
 
   // Records an error for the status page (bounded list) and logs it.
   void NoteError(std::string text);
-  // Tracks worker activity (last seen, DONEs) for the status page.
-  void NoteWorker(std::string_view id, uint64_t done);
+  // Tracks worker activity (last seen, DONEs) for the status page, and the
+  // connection that last used the id (`client`: ClientState::id and peer).
+  void NoteWorker(std::string_view id, uint64_t done, uint64_t client, std::string_view peer);
+  // When the connection that last leased or reported under `id` is another
+  // one than `client` and still open: where it is from and how long ago it
+  // was used, for an error (a second worker started with a running one's id).
+  std::optional<std::string> WorkerIdInUse(std::string_view id, uint64_t client);
 
   // Blocking FRONTIER.LEASE support: waits until work arrives or the deadline.
   struct LeaseWaiter {
     std::shared_ptr<DeferredReply> reply;
     std::string worker, crawl;
+    uint64_t client = 0;  // ClientState::id and peer, for NoteWorker
+    std::string peer;
     size_t count = 0;
     int64_t deadline_ms = 0;
   };
@@ -93,10 +101,16 @@ class FrontierNode {
     uint64_t dones = 0;
     int64_t last_seen_ms = 0;
     std::deque<std::pair<int64_t, uint64_t>> done_times;  // for pages/s
+    uint64_t client = 0;  // the connection that last used the id
+    std::string peer;
+    int64_t shared_warned_ms = 0;
   };
   std::map<std::string, WorkerActivity, std::less<>> workers_;
   std::thread waiter_thread_, expiry_thread_, admin_thread_;
 };
+
+// A worker's own id for a log line or an error: at most 64 bytes, printable.
+std::string PrintableWorkerId(std::string_view id);
 
 // Registers FRONTIER.* on `server` for `node` (frontier_commands.cc).
 void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& store);

@@ -62,6 +62,7 @@ struct ClientState {
   uint64_t id = 0;             // unique per server, from 1
   bool authenticated = false;  // true when no auth_token is configured
   std::string name;            // CLIENT SETNAME
+  std::string peer;            // "address:port" of the other end, for messages
   int resp_version = 2;        // 2 or 3, set by HELLO
   std::any user;               // free slot for command handlers
 };
@@ -280,6 +281,8 @@ class RespServer {
   uint16_t port() const { return port_.load(); }
   size_t io_threads() const { return threads_.size(); }
   RespServerStats stats() const;
+  // Whether the connection with this ClientState::id is still open.
+  bool IsOpen(uint64_t client_id) const;
   const RespServerOptions& options() const { return options_; }
   // Command table, keyed by upper-case name.
   const std::map<std::string, CommandSpec, std::less<>>& commands() const {
@@ -320,7 +323,7 @@ class RespServer {
   std::atomic<uint64_t> connections_rejected_{0};
   std::atomic<uint64_t> commands_processed_{0};
   std::atomic<uint64_t> protocol_errors_{0};
-  std::mutex sessions_mu_;
+  mutable std::mutex sessions_mu_;
   std::unordered_map<uint64_t, std::weak_ptr<RespSession>> sessions_;
   std::vector<std::thread> threads_;
   bool running_ = false;
