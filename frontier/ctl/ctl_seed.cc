@@ -36,6 +36,7 @@ struct SeedOptions {
 
 struct Counts {
   uint64_t lines = 0, urls = 0, fresh = 0, seen = 0, rejected = 0, skipped = 0;
+  uint64_t recrawls = 0;  // of `seen`: a recrawl queued or moved earlier (reply 2)
 };
 
 // Progress on a terminal: a bar with rate and ETA; elsewhere a line every 5 s.
@@ -195,7 +196,8 @@ class Seeder {
 
   static void Tally(const RespValue& v, Counts* c) {
     if (v.type != RespType::kInteger) ++c->rejected;
-    else (v.integer == 1 ? c->fresh : c->seen)++;
+    else if (v.integer == 1) ++c->fresh;
+    else ++c->seen, c->recrawls += v.integer == 2;
   }
 
   void Report(const RespValue& v, uint64_t line, const std::string& url) {
@@ -245,7 +247,9 @@ void PrintSummary(const GlobalOptions& g, const SeedOptions& o, const Counts& c,
                 ",\"rejected\":" + std::to_string(per[i].rejected) + "}";
     }
     const std::string recrawl =
-        o.refetch_ms > 0 ? ",\"refetch_ms\":" + std::to_string(o.refetch_ms) : "";
+        o.refetch_ms > 0 ? ",\"refetch_ms\":" + std::to_string(o.refetch_ms) +
+                               ",\"recrawls\":" + std::to_string(c.recrawls)
+                         : "";
     std::printf("{\"lines\":%llu,\"urls\":%llu,\"new\":%llu,\"seen\":%llu,\"rejected\":%llu,"
                 "\"seconds\":%.3f%s%s%s%s}\n",
                 ull(c.lines), ull(c.urls), ull(c.fresh), ull(c.seen), ull(c.rejected), secs,
@@ -257,9 +261,10 @@ void PrintSummary(const GlobalOptions& g, const SeedOptions& o, const Counts& c,
               Plural(c.urls, "URL").c_str(), Plural(c.lines, "line").c_str(), secs,
               ull(c.fresh), ull(c.seen), ull(c.rejected));
   if (o.refetch_ms > 0 && c.seen > 0) {
-    std::printf("%s already seen scheduled for a recrawl from %s\n",
-                Plural(c.seen, "URL").c_str(),
-                UtcTimeOfMs(std::to_string(o.refetch_ms)).c_str());
+    const std::string when = UtcTimeOfMs(std::to_string(o.refetch_ms));
+    std::printf("recrawls: %llu queued for %s (new, or moved up to it), %llu kept (queued "
+                "for then or earlier, or being fetched)\n",
+                ull(c.recrawls), when.c_str(), ull(c.seen - c.recrawls));
   }
   for (size_t i = 0; several && i < per.size(); ++i) {
     std::printf("  %s: %llu URLs: %llu new, %llu already seen, %llu rejected\n",
@@ -347,7 +352,7 @@ int RunSeed(const GlobalOptions& g, const std::vector<std::string>& args) {
       "refetch", po::value(&o.refetch),
       "recrawl: queue URLs already seen again, due at WHEN (now, +N with ms|s|m|h, or Unix ms); "
       "new URLs are due then too; a URL whose recrawl is still queued keeps that one (moved "
-      "earlier if WHEN is)")(
+      "earlier if WHEN is); the summary counts recrawls queued and kept")(
       "host-key", po::value(&o.host_key)->default_value("host"),
       "host|registered-domain: the frontiers' url.host_key (routes URLs when there "
       "are several --frontier)");

@@ -293,7 +293,11 @@ Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResu
   }
   // The index and queue reads must see these hosts' earlier writes.
   if (unwritten) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  for (size_t i : again) CRAWLFRONT_RETURN_IF_ERROR(QueueRecrawl(preps[i]));
+  for (size_t i : again) {
+    bool queued_now = false;
+    CRAWLFRONT_RETURN_IF_ERROR(QueueRecrawl(preps[i], &queued_now));
+    if (queued_now) (*out)[i].kind = AddResult::Kind::kRecrawl;
+  }
   return Status::Ok();
 }
 
@@ -301,7 +305,8 @@ Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResu
 // call's time if that is earlier; one that is due (ready or leased), or
 // retrying on its own backoff, stays. Moving a recrawl later would let a
 // re-seed run each day with +24h, a little early, postpone it for ever.
-Status CrawlCore::QueueRecrawl(Prepared& p) {
+Status CrawlCore::QueueRecrawl(Prepared& p, bool* queued) {
+  *queued = false;
   HostState& h = *p.host;
   QueueItem entry;
   bool found;
@@ -319,6 +324,7 @@ Status CrawlCore::QueueRecrawl(Prepared& p) {
   QueueNew(h, std::move(item), &pending_);
   TouchQueue(h);
   MarkDirty(h);
+  *queued = true;
   return Status::Ok();
 }
 

@@ -44,13 +44,13 @@ class RefetchTest : public CrawlFixture {
 TEST_F(RefetchTest, AWaitingRecrawlMovesOnlyEarlier) {
   FetchOnce("http://a.test/1");
   const int64_t now = clock_.NowMs();
-  EXPECT_EQ(Refetch("http://a.test/1", now + 5'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/1", now + 5'000), Kind::kRecrawl);  // queued
   EXPECT_EQ(Refetch("http://a.test/1", now + 8'000), Kind::kSeen);  // later: stays
   auto q = Queue();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].state, State::kScheduled);
   EXPECT_EQ(q[0].due_ms, now + 5'000);
-  EXPECT_EQ(Refetch("http://A.TEST/1", now + 3'000), Kind::kSeen);  // earlier, other spelling
+  EXPECT_EQ(Refetch("http://A.TEST/1", now + 3'000), Kind::kRecrawl);  // earlier: moved
   q = Queue();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].due_ms, now + 3'000);
@@ -67,7 +67,7 @@ TEST_F(RefetchTest, AWaitingRecrawlMovesOnlyEarlier) {
 
 TEST_F(RefetchTest, ADueOrLeasedRecrawlStaysAndTheNextIsQueuedAfterDone) {
   FetchOnce("http://a.test/1");
-  Refetch("http://a.test/1", clock_.NowMs() + 1'000);
+  EXPECT_EQ(Refetch("http://a.test/1", clock_.NowMs() + 1'000), Kind::kRecrawl);
   clock_.Advance(1'000);
   // Due: a REFETCH for tomorrow leaves today's recrawl where it is.
   EXPECT_EQ(Refetch("http://a.test/1", clock_.NowMs() + 86'400'000), Kind::kSeen);
@@ -83,7 +83,7 @@ TEST_F(RefetchTest, ADueOrLeasedRecrawlStaysAndTheNextIsQueuedAfterDone) {
   EXPECT_EQ(core_->Stats("").urls_queued, 0u);
   // Done: its reference is stale, and the next REFETCH queues the URL.
   const int64_t tomorrow = clock_.NowMs() + 86'400'000;
-  EXPECT_EQ(Refetch("http://a.test/1", tomorrow), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/1", tomorrow), Kind::kRecrawl);
   q = Queue();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].state, State::kScheduled);
@@ -111,7 +111,7 @@ TEST_F(RefetchTest, ARetryingRecrawlKeepsItsBackoff) {
 TEST_F(RefetchTest, ANewUrlQueuedWithARefetchTimeIsFoundToo) {
   const int64_t now = clock_.NowMs();
   EXPECT_EQ(Refetch("http://a.test/new", now + 5'000), Kind::kNew);
-  EXPECT_EQ(Refetch("http://a.test/new", now + 2'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/new", now + 2'000), Kind::kRecrawl);  // moved earlier
   auto q = Queue();
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].due_ms, now + 2'000);
@@ -124,8 +124,8 @@ TEST_F(RefetchTest, TheIndexSurvivesARestart) {
   Refetch("http://a.test/1", now + 5'000);
   Refetch("http://b.test/1", now);  // due at once: ready
   Reopen();
-  EXPECT_EQ(Refetch("http://a.test/1", now + 4'000), Kind::kSeen);
-  EXPECT_EQ(Refetch("http://b.test/1", now + 6'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/1", now + 4'000), Kind::kRecrawl);  // moved
+  EXPECT_EQ(Refetch("http://b.test/1", now + 6'000), Kind::kSeen);     // ready: stays
   EXPECT_EQ(core_->Stats("").urls_queued, 2u);
   auto a = Queue("a.test");
   ASSERT_EQ(a.size(), 1u);
@@ -148,9 +148,9 @@ TEST_F(RefetchTest, AnUnreadableReferenceIsReplaced) {
   const std::string key = it->key().ToString();
   it.reset();
   ASSERT_TRUE(store_->db()->Put({}, store_->cf(Cf::kRecrawl), key, "garbage").ok());
-  EXPECT_EQ(Refetch("http://a.test/1", now + 3'000), Kind::kSeen);
+  EXPECT_EQ(Refetch("http://a.test/1", now + 3'000), Kind::kRecrawl);  // queued again
   EXPECT_EQ(core_->Stats("").urls_queued, 2u);
-  EXPECT_EQ(Refetch("http://a.test/1", now + 1'000), Kind::kSeen);  // repaired: moves
+  EXPECT_EQ(Refetch("http://a.test/1", now + 1'000), Kind::kRecrawl);  // repaired: moves
   auto q = Queue();
   ASSERT_EQ(q.size(), 2u);
   EXPECT_EQ(q[0].due_ms, now + 1'000);

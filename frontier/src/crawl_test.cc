@@ -157,7 +157,7 @@ TEST_F(CrawlAddTest, RefetchRequeuesKnownUrlAtItsTime) {
   std::vector<AddRequest> req{AddRequest{"http://a.test/1", 0, 0, "", clock_.NowMs() + 5000}};
   std::vector<AddResult> out;
   ASSERT_TRUE(core_->Add("", req, &out).ok());
-  EXPECT_EQ(out[0].kind, Kind::kSeen);
+  EXPECT_EQ(out[0].kind, Kind::kRecrawl);
   EXPECT_FALSE(core_->Finished(""));
   EXPECT_TRUE(LeaseN(1).empty());
   EXPECT_EQ(core_->NextReadyMs(), clock_.NowMs() + 5000);
@@ -186,9 +186,9 @@ TEST_F(CrawlAddTest, RefetchQueuesAUrlListedTwiceInOneCallOnce) {
       AddRequest{"http://a.test/3", 0, 0, "", 0}};
   std::vector<AddResult> out;
   ASSERT_TRUE(core_->Add("", req, &out).ok());
-  EXPECT_EQ(out[0].kind, Kind::kSeen);
+  EXPECT_EQ(out[0].kind, Kind::kRecrawl);
   EXPECT_EQ(out[1].kind, Kind::kNew);
-  EXPECT_EQ(out[2].kind, Kind::kSeen);
+  EXPECT_EQ(out[2].kind, Kind::kSeen);  // queued once: the first listing's
   EXPECT_EQ(out[3].kind, Kind::kSeen);
   EXPECT_EQ(out[4].kind, Kind::kNew);
   EXPECT_EQ(out[5].kind, Kind::kSeen);
@@ -196,6 +196,7 @@ TEST_F(CrawlAddTest, RefetchQueuesAUrlListedTwiceInOneCallOnce) {
   // A second call for the same URL finds its waiting entry
   // (crawl_refetch_test.cc has the rest).
   ASSERT_TRUE(core_->Add("", std::span(req).first(1), &out).ok());
+  EXPECT_EQ(out[0].kind, Kind::kSeen);
   EXPECT_EQ(core_->Stats("").urls_queued, 3u);
   l = LeaseN(10);  // only the URL without a recrawl time is ready now
   ASSERT_EQ(l.size(), 1u);

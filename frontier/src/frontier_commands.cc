@@ -176,6 +176,8 @@ void ReplyAddResults(CallContext& ctx, const std::vector<AddResult>& results) {
       ctx.reply().Integer(1);
     } else if (r.kind == AddResult::Kind::kSeen) {
       ctx.reply().Integer(0);
+    } else if (r.kind == AddResult::Kind::kRecrawl) {
+      ctx.reply().Integer(2);
     } else {
       ctx.reply().Bulk("rejected: " + r.reason);
     }

@@ -633,6 +633,7 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   boost::json::object o = boost::json::parse(r.out).as_object();
   EXPECT_EQ(o.at("new").to_number<uint64_t>(), 1u);
   EXPECT_EQ(o.at("seen").to_number<uint64_t>(), 2u);
+  EXPECT_EQ(o.at("recrawls").to_number<uint64_t>(), 2u);
   const int64_t due = o.at("refetch_ms").to_number<int64_t>();
   EXPECT_GE(due, before + 3'600'000);
   EXPECT_LE(due, after + 3'600'000);
@@ -665,14 +666,19 @@ TEST_F(CrawlctlTest, SeedRefetchQueuesSeenUrlsAgain) {
   auto now = Ctl({"seed", first, "--refetch", "now"});
   ASSERT_EQ(now.exit_code, 0) << now.err;
   EXPECT_TRUE(std::regex_search(
-      now.out, std::regex(R"(\n2 URLs already seen scheduled for a recrawl from 20\d\d-)")))
+      now.out, std::regex(R"(\nrecrawls: 2 queued for 20\d\d-[-0-9T:]+Z \(new, or moved up )"
+                          R"(to it\), 0 kept \(queued for then or earlier, or being fetched\)\n)")))
       << now.out;
   // a and b's waiting recrawls moved to now; their first fetches (never
   // leased here) are still queued too.
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
   // Seeding the list again queues nothing more: a and b's recrawls are due
   // and stay, c's waits and keeps its earlier time.
-  ASSERT_EQ(Ctl({"seed", second, "--refetch", "+2h"}).exit_code, 0);
+  auto again = Ctl({"--json", "seed", second, "--refetch", "+2h"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  o = boost::json::parse(again.out).as_object();
+  EXPECT_EQ(o.at("seen").to_number<uint64_t>(), 3u);
+  EXPECT_EQ(o.at("recrawls").to_number<uint64_t>(), 0u);
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 5);
   q = integ::Call(*c, {"FRONTIER.QUEUE", "recrawl.test", "COUNT", "10"});
   ASSERT_EQ(q.elements.size(), 5u) << q.ToDebugString();

@@ -74,7 +74,9 @@ struct AddRequest {
 };
 
 struct AddResult {
-  enum class Kind : uint8_t { kNew, kSeen, kRejected } kind = Kind::kRejected;
+  // kRecrawl: seen, and its recrawl was queued (or moved earlier) by this
+  // call; a seen URL with a refetch time whose recrawl stays is kSeen.
+  enum class Kind : uint8_t { kNew, kSeen, kRecrawl, kRejected } kind = Kind::kRejected;
   std::string reason;  // why it was rejected
 };
 
@@ -425,7 +427,8 @@ class CrawlCore {
   void KnownAsGiven(std::span<Prepared> preps) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
   Status ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
-  Status QueueRecrawl(Prepared& p);
+  // *queued: whether it queued (or moved) a recrawl; false when one stays.
+  Status QueueRecrawl(Prepared& p, bool* queued);
 
   // crawl_refetch.cc: kRecrawl, entries queued with a refetch time by URL.
   void IndexRecrawl(const HostState& h, const QueueItem& item, rocksdb::WriteBatch* batch);
