@@ -176,6 +176,29 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
   ASSERT_NO_FATAL_FAILURE(Check());
 }
 
+// A long host queue gets a few entries in between (deletes of its head,
+// moved recrawls): merged into the run by binary search; then many (a
+// plain merge). Both read back like the model, duplicate keys included.
+TEST_F(PrefixBucketRepTest, FewAndManyEntriesMergedIntoALongRun) {
+  const std::string p = QueueKey(7, "", "long.example", "");
+  for (int i = 0; i < 3000; ++i) Put(p + std::to_string(100000 + 2 * i), "v");
+  std::mt19937 rng(11);
+  for (int round = 0; round < 8; ++round) {
+    SCOPED_TRACE(round);
+    const int writes = round < 6 ? 1 + round : 1500;  // 1-6: binary search; 1500: merge
+    for (int i = 0; i < writes; ++i) {
+      const int n = static_cast<int>(rng() % 6000);
+      if (i % 3 == 2) {
+        Delete(p + std::to_string(100000 + n));  // odd n: a key never written
+      } else {
+        Put(p + std::to_string(100000 + n), "r" + std::to_string(round));
+      }
+    }
+    Put(p + "0", "first");  // before every entry
+    ASSERT_NO_FATAL_FAILURE(Check());
+  }
+}
+
 // An iterator opened before writes to its bucket sees exactly what it saw
 // (RocksDB hides the newer sequence numbers) while an append lands in place
 // in the run it holds and inserts in between go to the bucket's tail; a new
