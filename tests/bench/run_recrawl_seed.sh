@@ -39,7 +39,8 @@ seconds() {  # wall time of one seed, in seconds
   local start end
   start=$(date +%s.%N)
   timeout "$STEP_TIMEOUT" "$CTL" --frontier "127.0.0.1:$port" seed "$work/urls.txt" \
-    --batch "$BATCH" "$@" >/dev/null 2>&1
+    --batch "$BATCH" "$@" >/dev/null 2>"$work/seed.err" ||
+    { echo "crawlctl seed $* failed:" >&2; cat "$work/seed.err" >&2; return 1; }
   end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
 }
@@ -54,10 +55,10 @@ for round in $(seq "$ROUNDS"); do
     for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
     port=$(sed -n 's/^resp=//p' "$work/port")
     [ -n "$port" ] || { cat "$work/frontier.log" >&2; exit 1; }
-    plain=$(seconds)
-    queue=$(seconds --refetch +1h)
-    move30=$(seconds --refetch +30m)
-    movenow=$(seconds --refetch now)
+    plain=$(seconds) || exit 1
+    queue=$(seconds --refetch +1h) || exit 1
+    move30=$(seconds --refetch +30m) || exit 1
+    movenow=$(seconds --refetch now) || exit 1
     echo "round $round $bin: plain $plain s, queue recrawls $queue s, move to +30m $move30 s, move to now $movenow s"
     kill "$pid"
     wait "$pid" || true
