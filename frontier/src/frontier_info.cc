@@ -205,7 +205,7 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
     if (s.unix_ms - w.last_seen_ms > 60'000 && leases == 0) continue;  // gone
     uint64_t recent = 0;
     for (auto& [t, n] : w.done_times) recent += n;
-    s.workers.push_back({id, "", leases, w.dones, recent * 1000.0 / 10'000});
+    s.workers.push_back({id, w.peer, leases, w.dones, recent * 1000.0 / 10'000});
   }
   for (auto& [id, leases] : held) {  // e.g. leases kept across a restart
     if (!workers_.contains(id)) s.workers.push_back({id, "", leases, 0, 0});

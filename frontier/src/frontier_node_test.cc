@@ -139,6 +139,33 @@ TEST_F(FrontierNodeTest, StatusSnapshotShowsWhichCrawlsArePaused) {
   EXPECT_EQ(s.crawls[1].urls_queued, 1u);
 }
 
+// The status page's worker table says where each worker id leases from
+// (the connection that used it last), so an operator can find its machine.
+TEST_F(FrontierNodeTest, StatusSnapshotNamesEachWorkersAddress) {
+  auto a = Connect();
+  auto b = Connect();
+  ASSERT_TRUE(a && b);
+  auto added = a->Command({"FRONTIER.ADD", "http://a.test/", "http://b.test/"});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  ASSERT_TRUE(a->Command({"FRONTIER.LEASE", "wa", "1"}).ok());
+  ASSERT_TRUE(b->Command({"FRONTIER.LEASE", "wb", "1"}).ok());
+  StatusSnapshot s = node_->BuildSnapshot();
+  ASSERT_EQ(s.workers.size(), 2u);
+  EXPECT_EQ(s.workers[0].id, "wa");
+  EXPECT_EQ(s.workers[1].id, "wb");
+  for (const WorkerStatus& w : s.workers) {
+    EXPECT_TRUE(w.address.starts_with("127.0.0.1:")) << w.id << " " << w.address;
+    EXPECT_EQ(w.leases, 1u) << w.id;
+  }
+  EXPECT_NE(s.workers[0].address, s.workers[1].address);  // two connections, two ports
+  // The id in use answers BUSY to the other connection, and names a's address.
+  auto busy = b->Command({"FRONTIER.RELEASE", "wa"});
+  ASSERT_TRUE(busy.ok());
+  EXPECT_NE(busy->str.find("(from " + s.workers[0].address + ", last used "),
+            std::string::npos)
+      << busy->str;
+}
+
 TEST_F(FrontierNodeTest, CheckpointWritesAnOpenableCopyAndRefusesAnExistingDir) {
   auto c = Connect();
   ASSERT_TRUE(c);

@@ -200,13 +200,23 @@ void WriteTasks(MetricWriter& w, const StatusSnapshot& s) {
   }
 }
 
+// "10.0.0.7:51234" -> "10.0.0.7", "[::1]:80" -> "[::1]": a worker's
+// reconnect (a new port) keeps its series.
+std::string MachineOf(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || address.find(']', colon) != std::string::npos) {
+    return address;
+  }
+  return address.substr(0, colon);
+}
+
 void WriteWorkers(MetricWriter& w, const std::vector<WorkerStatus>& workers) {
   size_t n = std::min(workers.size(), kStatusMaxWorkers);
   w.Single("crawlfront_workers_connected", "gauge",
            "Workers seen in the last minute or holding leases.",
            D(workers.size()));
   auto labels = [&](size_t i) {
-    return Labels{{"worker", workers[i].id}, {"address", workers[i].address}};
+    return Labels{{"worker", workers[i].id}, {"address", MachineOf(workers[i].address)}};
   };
   w.Family("crawlfront_worker_leases", "gauge",
            "Leases the worker holds now (pages and robots.txt).");

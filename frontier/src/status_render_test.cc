@@ -232,7 +232,10 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
       ++partition_series;
       EXPECT_GE(std::stoi(s.labels.at("partition")), 1014);  // only the fullest
     }
-    if (s.name == "crawlfront_worker_leases") evil_worker = s.labels.at("worker");
+    if (s.name == "crawlfront_worker_leases") {
+      evil_worker = s.labels.at("worker");
+      EXPECT_EQ(s.labels.at("address"), "127.0.0.1");  // without the connection's port
+    }
   }
   EXPECT_EQ(single["crawlfront_urls_seen_total"], std::to_string(snap.totals.urls_seen));
   EXPECT_EQ(single["crawlfront_urls_queued"], std::to_string(snap.totals.urls_queued));
