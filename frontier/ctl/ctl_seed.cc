@@ -197,7 +197,10 @@ class Seeder {
   static void Tally(const RespValue& v, Counts* c) {
     if (v.type != RespType::kInteger) ++c->rejected;
     else if (v.integer == 1) ++c->fresh;
-    else ++c->seen, c->recrawls += v.integer == 2;
+    else {
+      ++c->seen;
+      if (v.integer == 2) ++c->recrawls;
+    }
   }
 
   void Report(const RespValue& v, uint64_t line, const std::string& url) {

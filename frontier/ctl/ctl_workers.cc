@@ -1,6 +1,7 @@
 // crawlctl workers and crawlctl release WORKER: the leases each worker holds,
 // on every frontier, and giving back those of a worker that is gone.
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -78,8 +79,9 @@ int RunRelease(const GlobalOptions& g, const std::vector<std::string>& all_args)
     return kExitOk;
   }
   std::vector<std::string> args = all_args;
-  const bool force = !args.empty() && args[0] == "--force";
-  if (force) args.erase(args.begin());
+  const auto forced = std::remove(args.begin(), args.end(), std::string("--force"));
+  const bool force = forced != args.end();
+  args.erase(forced, args.end());
   if (args.empty() || args[0].starts_with("-")) {
     std::fprintf(stderr, "usage: %s", kReleaseUsage);
     return kExitUsage;

@@ -178,7 +178,7 @@ TEST_F(PrefixBucketRepTest, IteratorsAgreeWithAModelAcrossWritesAndFlush) {
 
 // A long host queue gets a few entries in between (deletes of its head,
 // moved recrawls): merged into the run by binary search; then many (a
-// plain merge). Both read back like the model, duplicate keys included.
+// plain merge). Both read back like the model, overwritten keys included.
 TEST_F(PrefixBucketRepTest, FewAndManyEntriesMergedIntoALongRun) {
   const std::string p = QueueKey(7, "", "long.example", "");
   for (int i = 0; i < 3000; ++i) Put(p + std::to_string(100000 + 2 * i), "v");

@@ -595,7 +595,7 @@ TEST_F(CrawlctlTest, ReleaseRefusesAnIdThatAnOpenConnectionUses) {
   EXPECT_TRUE(warned) << testutil::Tail(frontier_.log());
 
   // --force releases anyway: both leases end, the first holder's DONE is late.
-  auto forced = Ctl({"release", "--force", "w-shared"});
+  auto forced = Ctl({"release", "w-shared", "--force"});  // the flag after the id too
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(forced.out, "released 2 leases of w-shared\n");
   EXPECT_EQ(integ::Call(*live, {"FRONTIER.DONE", "w-shared", held.elements[0].elements[0].str,

@@ -221,7 +221,9 @@ Status FrontierLink::ReleaseEarlierLeases() {
     // would mix the two workers' leases. Retried until that connection ends
     // (its worker stops, or the frontier drops a lost machine's connection).
     client_.reset();
-    const Status busy = Status::Busy(reply->str.substr(5));  // without "BUSY "
+    const std::string_view why =  // without "BUSY "
+        std::string_view(reply->str).substr(std::min<size_t>(5, reply->str.size()));
+    const Status busy = Status::Busy(std::string(why.empty() ? "worker id in use" : why));
     NoteConnectFailure(busy, std::chrono::steady_clock::now(), spdlog::level::err,
                        "will not lease");
     return busy;

@@ -79,15 +79,14 @@ void FakeFrontier::Renew(CallContext& ctx) {
 }
 
 // Records the call; the fake's leases are not kept per worker, so it ends none.
-// Answers BUSY while busy_releases lasts.
+// Answers release_errors first.
 void FakeFrontier::Release(CallContext& ctx) {
   std::lock_guard<std::mutex> lock(mu);
   calls.push_back("RELEASE " + std::string(ctx.args()[1]));
-  if (busy_releases > 0) {
-    --busy_releases;
-    return ctx.reply().Error("BUSY worker id '" + std::string(ctx.args()[1]) +
-                             "' is in use by another open connection (from 127.0.0.1:9, "
-                             "last used 0 s ago); give each worker its own id");
+  if (!release_errors.empty()) {
+    const std::string error = release_errors.front();
+    release_errors.pop_front();
+    return ctx.reply().Error(error);
   }
   ctx.reply().Integer(0);
 }

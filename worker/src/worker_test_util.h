@@ -40,8 +40,9 @@ struct FakeFrontier {
   std::vector<std::string> calls;
   int done_calls = 0;
   int lease_calls = 0;
-  // How many RELEASEs to answer BUSY (a running worker uses the id).
-  int busy_releases = 0;
+  // Errors the next RELEASEs answer, one each (e.g. BUSY: a running worker
+  // uses the id); then RELEASE succeeds.
+  std::deque<std::string> release_errors;
   // The line INFO robots answers with; "" leaves the field out.
   std::string robots_line = "robots_user_agent:CrawlFront";  // case differs on purpose
 
