@@ -86,16 +86,39 @@ Status CrawlEnv::Start() {
       "crawl.max_depth=" + std::to_string(o.max_depth),
       "crawl.allow_host_suffixes=[\".simweb.test\"]", "crawl.robots_error_retry=1s"};
   sets.insert(sets.end(), o.frontier_sets.begin(), o.frontier_sets.end());
-  std::vector<std::string> extra;
-  for (auto& s : sets) extra.insert(extra.end(), {"--set", s});
-  if (!testutil::StartFrontier(&frontier_, dir_, dir_ / "data", extra, &error)) {
+  for (auto& s : sets) frontier_args_.insert(frontier_args_.end(), {"--set", s});
+  CRAWLFRONT_RETURN_IF_ERROR(StartFrontier(0, 0));
+  return Seed();
+}
+
+Status CrawlEnv::StartFrontier(int resp_port, int http_port) {
+  std::string error;
+  if (!testutil::StartFrontier(&frontier_, dir_, dir_ / "data", frontier_args_, &error,
+                               resp_port, http_port)) {
     return Status::Unavailable(error);
   }
   auto client = RespClient::Connect("127.0.0.1", static_cast<uint16_t>(frontier_.Port("resp")),
                                     std::chrono::seconds(10));
   if (!client.ok()) return client.status();
   client_ = std::move(*client);
-  return Seed();
+  return Status::Ok();
+}
+
+void CrawlEnv::KillFrontier() {
+  client_.reset();
+  frontier_.Kill9();
+}
+
+Status CrawlEnv::RestartFrontier() {
+  const int resp = frontier_.Port("resp"), http = frontier_.Port("http");
+  Status s;
+  // A port can be taken meanwhile (e.g. as a client's local port); rare.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    s = StartFrontier(resp, http);
+    if (s.ok()) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return s;
 }
 
 Status CrawlEnv::Seed() {

@@ -60,6 +60,12 @@ class CrawlEnv {
   // SIGTERM of every worker, waiting for a clean exit; non-OK if one failed.
   Status StopWorkers();
 
+  // SIGKILL of the frontier: no snapshot, no clean close of RocksDB.
+  void KillFrontier();
+  // Starts the frontier again on its data directory and its ports, so that
+  // the workers reconnect to it.
+  Status RestartFrontier();
+
   // Sends one command to the frontier.
   Result<RespValue> Command(const std::vector<std::string>& args);
   // A connection of its own to the frontier (e.g. one that is then closed).
@@ -85,12 +91,14 @@ class CrawlEnv {
 
  private:
   Status CheckAlive();
+  Status StartFrontier(int resp_port, int http_port);
   Status Seed();
   std::vector<std::string> WorkerArgs(int n, const std::vector<std::string>& extra) const;
 
   WebOptions options_;
   testutil::TempDir dir_;
   testutil::Daemon simweb_, frontier_;
+  std::vector<std::string> frontier_args_;  // the "--set" flags
   std::map<int, testutil::Daemon> workers_;
   std::unique_ptr<RespClient> client_;
 };

@@ -144,8 +144,10 @@ void Daemon::Kill9() {
 }
 
 bool StartFrontier(Daemon* d, const TempDir& dir, const std::string& data_dir,
-                   const std::vector<std::string>& extra, std::string* error) {
-  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                   const std::vector<std::string>& extra, std::string* error, int resp_port,
+                   int http_port) {
+  std::vector<std::string> args = {"--listen", "127.0.0.1:" + std::to_string(resp_port),
+                                   "--http", "127.0.0.1:" + std::to_string(http_port),
                                    "--data-dir", data_dir, "--port-file", dir / "frontier.port",
                                    "--set", "seen.partitions=64"};
   args.insert(args.end(), extra.begin(), extra.end());

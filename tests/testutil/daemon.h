@@ -59,10 +59,12 @@ class Daemon {
   std::map<std::string, int> ports_;
 };
 
-// Starts crawl-frontier on 127.0.0.1 with ephemeral RESP and HTTP ports and
-// its data in `data_dir`; extra "--set key=value" style args appended.
+// Starts crawl-frontier on 127.0.0.1 with its data in `data_dir`; extra
+// "--set key=value" style args appended. Ports 0 are ephemeral; a restart
+// passes the ports it had, so that its clients find it again.
 bool StartFrontier(Daemon* d, const TempDir& dir, const std::string& data_dir,
-                   const std::vector<std::string>& extra, std::string* error);
+                   const std::vector<std::string>& extra, std::string* error,
+                   int resp_port = 0, int http_port = 0);
 
 // Last `max_bytes` of a file (for failure messages).
 std::string Tail(const std::string& path, size_t max_bytes = 4000);
