@@ -96,8 +96,14 @@ Status CrawlCore::Restore() {
   CRAWLFRONT_RETURN_IF_ERROR(RestoreMeta());
   CRAWLFRONT_RETURN_IF_ERROR(RestoreHosts());
   bool recount = !clean;
-  CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases(clean, &recount));
+  std::vector<KeptLease> kept;
+  CRAWLFRONT_RETURN_IF_ERROR(RestoreLeases(clean, &recount, &kept));
   if (recount) CRAWLFRONT_RETURN_IF_ERROR(RecountQueues());
+  if (clean && recount && !kept.empty()) {
+    spdlog::warn("crawl core: {} leases of the last run are queued again", kept.size());
+    kept.clear();
+  }
+  TakeBackLeases(std::move(kept), clean);
   // Written before anything else: a crash from here on leaves no mark.
   pending_.Delete(store_->cf(Cf::kMeta), kMetaClosedClean);
   CRAWLFRONT_RETURN_IF_ERROR(Flush());
@@ -179,24 +185,18 @@ Status CrawlCore::RestoreHosts() {
   return FromRocks(it->status());
 }
 
-// Leases a clean close kept (SaveLeases) are taken back with the time they
-// had left, so their workers' results still count; their pages' entries are
-// in kQueue, counted as queued by RestoreHosts until taken back here. After
-// a crash there are none: the open deletes them, and every lease of that run
-// is queued again. So is every kept one if a kept page is missing from
-// kQueue (the store changed behind the frontier's back): the queues are then
-// counted as after a crash. Records of older versions held the only copy of
-// their item: it goes back to its queue.
-Status CrawlCore::RestoreLeases(bool clean, bool* recount) {
+// Leases on disk, from a clean close (SaveLeases, every lease in flight) or
+// from the last lease checks before a crash (ExpireLeases), are taken back
+// with the time they had left, so their workers' results still count; their
+// pages' entries are in kQueue, counted as queued until taken back. Leases
+// of a crashed run that no check saved are queued again, as are all if a
+// page a clean close kept is missing from kQueue (the store changed behind
+// the frontier's back): the queues are then counted as after a crash.
+// Records of older versions held the only copy of their item: it goes back
+// to its queue.
+Status CrawlCore::RestoreLeases(bool clean, bool* recount, std::vector<KeptLease>* kept) {
   rocksdb::WriteBatch& batch = pending_;
-  struct Kept {
-    uint64_t id;
-    uint16_t part;
-    StoredLease lease;
-  };
-  std::vector<Kept> kept;
   size_t requeued = 0;
-  bool intact = clean;
   std::string value;
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kLease)));
@@ -216,29 +216,35 @@ Status CrawlCore::RestoreLeases(bool clean, bool* recount) {
         (r.queue_key.empty() ||
          !store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kQueue), r.queue_key, &value)
               .ok())) {
-      intact = false;
+      // The page left kQueue by other means than its DONE (which deletes
+      // this record in the same write): not taken back.
+      if (clean) *recount = true;
+      continue;
     }
-    kept.push_back({ReadBe64(it->key().data() + 2), part, std::move(r)});
+    kept->push_back({ReadBe64(it->key().data() + 2), part, std::move(r)});
   }
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
-  if (intact) {
-    const int64_t now = clock_->NowMs();
-    for (Kept& k : kept) {
-      HostState& h = HostFor(CrawlFor(k.lease.rec.crawl), k.lease.rec.host_key, k.part);
-      TakeBackLease(h, k.id, std::move(k.lease), now);
-    }
-    if (!kept.empty()) {
-      spdlog::info("crawl core: {} leases in flight at the last stop are open again, with "
-                   "the time they had left",
-                   kept.size());
-    }
-  } else if (!kept.empty()) {
-    spdlog::warn("crawl core: {} leases of the last run are queued again", kept.size());
-    *recount = true;
-  }
   if (requeued == 0) return Status::Ok();
   spdlog::info("crawl core: re-queued {} leases of an older version", requeued);
   return Flush();  // RecountQueues reads kQueue
+}
+
+// REQUIRES: the queues counted (RecountQueues) if they were to be.
+void CrawlCore::TakeBackLeases(std::vector<KeptLease> kept, bool clean) {
+  if (kept.empty()) return;
+  const int64_t now = clock_->NowMs();
+  for (KeptLease& k : kept) {
+    HostState& h = HostFor(CrawlFor(k.lease.rec.crawl), k.lease.rec.host_key, k.part);
+    TakeBackLease(h, k.id, std::move(k.lease), now);
+  }
+  if (clean) {
+    spdlog::info("crawl core: {} leases in flight at the last stop are open again, with the "
+                 "time they had left", kept.size());
+  } else {
+    spdlog::info("crawl core: {} leases the last lease check saved before the crash are open "
+                 "again, with the time they had left then; the run's other leases are queued "
+                 "again", kept.size());
+  }
 }
 
 // REQUIRES: a page lease's entry is in kQueue, counted as queued.

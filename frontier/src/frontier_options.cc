@@ -94,7 +94,9 @@ void AddCrawlKeys(ConfigTable<F>* t) {
   t->Add("crawl.lease_timeout", &F::lease_timeout, seconds(60), milliseconds(10), kDay,
          "A lease not reported done by then goes back to its queue.");
   t->Add("crawl.lease_check_interval", &F::lease_check_interval, milliseconds(500),
-         milliseconds(10), std::chrono::minutes(10), "How often expired leases are looked for.");
+         milliseconds(10), std::chrono::minutes(10),
+         "How often expired leases are looked for, and open ones written to disk, so that "
+         "after a crash only the leases made since the last check are queued again.");
   t->Add("crawl.max_attempts", &F::max_attempts, 3, 1, 100,
          "Tries per URL before it is marked failed.");
   t->Add("crawl.retry_backoff_base", &F::retry_backoff_base, seconds(5), milliseconds(0), kDay,

@@ -53,6 +53,7 @@ void CrawlCore::ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch) {
 // REQUIRES: ReleaseEntry(l) done. In-flight counts live in RAM only.
 void CrawlCore::EndLease(uint64_t id, LeaseInFlight& l) {
   HostState& h = *hosts_[l.host];
+  if (l.saved) pending_.Delete(store_->cf(Cf::kLease), LeaseKey(h.partition, id));
   if (h.inflight > 0) --h.inflight;
   h.counts_unwritten = true;
   leases_.erase(id);
@@ -269,19 +270,33 @@ Status CrawlCore::Renew(std::string_view worker, std::string_view lease_id, int6
   LeaseInFlight* l = FindLease(worker, lease_id, &id);
   if (!l || now > l->deadline_ms) return Status::Ok();
   l->deadline_ms = now + (ms > 0 ? ms : options_.lease_timeout.count());
+  l->saved = false;  // the next lease check writes the new deadline
   *known = true;
   return Status::Ok();
 }
 
 Status CrawlCore::ExpireLeases(size_t* expired) {
   return ExpireWhere(
-      [](uint64_t, const LeaseInFlight& l, int64_t now) { return l.deadline_ms < now; }, expired);
+      [](uint64_t, const LeaseInFlight& l, int64_t now) { return l.deadline_ms < now; }, expired,
+      /*save=*/true);
+}
+
+// A lease on disk outlives a crash (RestoreLeases): its worker's result
+// then still counts, and the page is not fetched twice. A lease check
+// writes the leases still open rather than each LEASE writing its own (most
+// end sooner, and then cost nothing), so a crash forgets only the leases
+// made since the last check.
+void CrawlCore::SaveLease(uint64_t id, LeaseInFlight& l, int64_t now) {
+  StoredLease r{l.rec, std::max<int64_t>(l.deadline_ms - now, 0), l.queue_key};
+  pending_.Put(store_->cf(Cf::kLease), LeaseKey(hosts_[l.host]->partition, id),
+               EncodeStoredLease(r));
+  l.saved = true;
 }
 
 // Ends the leases `due` picks as expired: back to their queues with
 // attempt+1, or failed after max_attempts; a robots lease makes its origin
 // fetch robots.txt again.
-Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired) {
+Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired, bool save) {
   size_t n = 0;
   {
     std::lock_guard lock(mu_);
@@ -313,6 +328,8 @@ Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired) {
         touched.push_back(l.host);
         EndLease(it->first, l);
         ++n;
+      } else if (save && !l.saved) {
+        SaveLease(it->first, l, now);
       }
       it = next;
     }

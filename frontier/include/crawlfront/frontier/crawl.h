@@ -187,8 +187,9 @@ class CrawlCore {
  public:
   // Restores hosts, counters, controls and robots rules from `store`. Leases
   // in flight at a clean close are open again with the time they had left;
-  // after a crash they go back to their queues with their attempt unchanged
-  // (the fetch result never arrived; it was not the URL's fault). Logs
+  // after a crash so are those the last lease check saved, and the rest go
+  // back to their queues with their attempt unchanged (the fetch result
+  // never arrived; it was not the URL's fault). Logs
   // progress. `store`, `seen` and `clock` must outlive
   // the core. Fails with InvalidArgument on bad options (e.g. a regex) and
   // Corruption/IoError on unreadable state.
@@ -264,8 +265,10 @@ class CrawlCore {
   // `known` as for Done.
   Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
   // Returns leases past their deadline to their queues (attempt+1; after
-  // max_attempts the URL fails with "lease expired N times"). Call
-  // periodically. `expired` (optional) gets the number handled.
+  // max_attempts the URL fails with "lease expired N times"), and writes
+  // the open leases not yet on disk to kLease, so that a restart after a
+  // crash keeps them. Call periodically. `expired` (optional) gets the
+  // number handled.
   Status ExpireLeases(size_t* expired = nullptr);
   // Ends `worker`'s leases now as if they had expired (attempt+1), all of
   // them or those in `lease_ids`: a worker that crashed and was restarted
@@ -341,6 +344,7 @@ class CrawlCore {
     uint32_t host = 0;
     int64_t deadline_ms = 0;
     std::string queue_key;  // the page's kQueue entry; empty for robots.txt
+    bool saved = false;     // in kLease as it is now (ExpireLeases writes it)
   };
   struct Waiting {  // heap entry
     int64_t at_ms;
@@ -356,7 +360,13 @@ class CrawlCore {
   // crawl.cc: state, restore, persistence helpers.
   Status Restore();
   Status RestoreHosts();
-  Status RestoreLeases(bool clean, bool* recount);
+  struct KeptLease {
+    uint64_t id;
+    uint16_t part;
+    StoredLease lease;
+  };
+  Status RestoreLeases(bool clean, bool* recount, std::vector<KeptLease>* kept);
+  void TakeBackLeases(std::vector<KeptLease> kept, bool clean);
   void TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t now);
   void SaveLeases();
   Status RestoreMeta();
@@ -475,7 +485,10 @@ class CrawlCore {
                            uint64_t* id);
   void EndLease(uint64_t id, LeaseInFlight& l);
   using ExpiryFilter = std::function<bool(uint64_t id, const LeaseInFlight&, int64_t now)>;
-  Status ExpireWhere(const ExpiryFilter& due, size_t* expired);
+  // With `save`, leases that stay open and are not in kLease as they are
+  // now are written there, so a crash does not forget them.
+  Status ExpireWhere(const ExpiryFilter& due, size_t* expired, bool save = false);
+  void SaveLease(uint64_t id, LeaseInFlight& l, int64_t now);
   void ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch);
   void FinishPage(HostState& h);
   void DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,
