@@ -267,11 +267,7 @@ void CrawlCore::TakeBackLease(HostState& h, uint64_t id, StoredLease r, int64_t 
 void CrawlCore::SaveLeases() {
   if (leases_.empty()) return;
   const int64_t now = clock_->NowMs();
-  for (const auto& [id, l] : leases_) {
-    StoredLease r{l.rec, std::max<int64_t>(l.deadline_ms - now, 0), l.queue_key};
-    pending_.Put(store_->cf(Cf::kLease), LeaseKey(hosts_[l.host]->partition, id),
-                 EncodeStoredLease(r));
-  }
+  for (auto& [id, l] : leases_) SaveLease(id, l, now);
   spdlog::info("crawl core: kept {} leases in flight for the next start", leases_.size());
 }
 
