@@ -132,11 +132,11 @@ std::set<std::string> LateResults(CrawlEnv& env, int workers) {
   return urls;
 }
 
-// Test 3: the frontier killed with SIGKILL twice mid-crawl and started again
-// on its data and ports: what it acknowledged stays done, the workers
+// Test 2b: the frontier killed with SIGKILL twice mid-crawl and started
+// again on its data and ports: what it acknowledged stays done, the workers
 // reconnect and re-send their results, and the crawl ends complete. A page
-// is fetched twice only when the restart forgot its lease (leases are not
-// written to disk: docs/operations.md), which its worker's log shows.
+// is fetched twice only when the restart forgot its lease (one made since
+// the last lease check: docs/operations.md), which its worker's log shows.
 TEST(E2eCrawlTest, KilledFrontierLosesNothing) {
   CrawlEnv env(WebOptions{});
   ASSERT_TRUE(env.Start().ok()) << env.Logs();

@@ -116,6 +116,7 @@ Status CrawlEnv::RestartFrontier() {
   for (int attempt = 0; attempt < 5; ++attempt) {
     s = StartFrontier(resp, http);
     if (s.ok()) return s;
+    frontier_.Stop();  // one that started but did not answer: no second copy
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   return s;
