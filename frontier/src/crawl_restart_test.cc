@@ -301,6 +301,42 @@ TEST_F(CrawlRestartTest, CrashKeepsTheLeasesTheLastCheckSaved) {
   EXPECT_TRUE(core_->Finished(""));
 }
 
+// RENEW writes its lease before it answers: a crash right after keeps the
+// new deadline, for a lease a check had saved with the old one as for a
+// lease no check saw.
+TEST_F(CrawlRestartTest, CrashKeepsARenewedDeadline) {
+  const int64_t start = clock_.NowMs();
+  std::string ids;
+  int code = testing::RunLikeCrash([&](const testing::ChildExit& child) {
+    Open(NoRobotsOptions());
+    AddUrls({"http://a.test/1", "http://b.test/1"});
+    auto checked = LeaseN(1);
+    if (checked.size() != 1 || !core_->ExpireLeases().ok()) child.Exit(4);  // saved: 10 s
+    auto fresh = LeaseN(1);
+    if (fresh.size() != 1) child.Exit(5);
+    for (const LeasedUrl* l : {&checked[0], &fresh[0]}) {
+      bool known = false;
+      if (!core_->Renew("w1", l->lease_id, 60'000, &known).ok() || !known) child.Exit(6);
+    }
+    child.Exit(0, checked[0].lease_id + " " + checked[0].url + " " + fresh[0].lease_id + " " +
+                      fresh[0].url);
+  }, &ids);
+  ASSERT_EQ(code, 0);
+  std::istringstream in(ids);
+  LeasedUrl checked, fresh;
+  in >> checked.lease_id >> checked.url >> fresh.lease_id >> fresh.url;
+  clock_.Set(start);
+  Open(NoRobotsOptions());
+  EXPECT_EQ(core_->Stats("").urls_inflight, 2u);
+  EXPECT_TRUE(LeaseN(10).empty()) << "both hosts have their lease open";
+  clock_.Advance(30'000);  // past the 10 s lease_timeout, within the renewal
+  ASSERT_TRUE(core_->ExpireLeases().ok());
+  EXPECT_EQ(core_->Stats("").urls_inflight, 2u);
+  EXPECT_TRUE(Done(checked, Fetched())) << checked.url;
+  EXPECT_TRUE(Done(fresh, Fetched())) << fresh.url;
+  EXPECT_TRUE(core_->Finished(""));
+}
+
 // Sum of the queue counts in the host records on disk.
 uint64_t StoredQueued(Store& store) {
   uint64_t n = 0;

@@ -321,7 +321,9 @@ void RenewCmd(CallContext& ctx, FrontierNode& node) {
     ms = *v;
   }
   bool known = false;
-  Status s = node.crawl().Renew(args[1], args[2], ms, &known);
+  Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {
+    return node.crawl().Renew(args[1], args[2], ms, &known, ticket);
+  });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   ctx.reply().Integer(known ? 1 : 0);
 }

@@ -261,18 +261,23 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
   return Status::Ok();
 }
 
+// The new deadline is written before the reply, as a DONE is: a renewal is
+// rare (long fetches, and a worker handing back its leases at exit), and a
+// worker that was told yes must not find its lease gone after a crash.
 Status CrawlCore::Renew(std::string_view worker, std::string_view lease_id, int64_t ms,
-                        bool* known) {
+                        bool* known, uint64_t* ticket) {
   std::lock_guard lock(mu_);
   *known = false;
+  if (ticket) *ticket = 0;
+  CRAWLFRONT_RETURN_IF_ERROR(Health());
   int64_t now = clock_->NowMs();
   uint64_t id;
   LeaseInFlight* l = FindLease(worker, lease_id, &id);
   if (!l || now > l->deadline_ms) return Status::Ok();
   l->deadline_ms = now + (ms > 0 ? ms : options_.lease_timeout.count());
-  l->saved = false;  // the next lease check writes the new deadline
+  SaveLease(id, *l, now);
   *known = true;
-  return Status::Ok();
+  return Finish(ticket);
 }
 
 Status CrawlCore::ExpireLeases(size_t* expired) {

@@ -261,9 +261,11 @@ class CrawlCore {
     return heads_mem_;
   }
   uint64_t heads_budget() const { return options_.queue_heads_bytes; }
-  // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout).
-  // `known` as for Done.
-  Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known);
+  // Extends a lease's deadline to now + ms (ms <= 0: lease_timeout) and
+  // writes the lease with it, so that a crash after the reply keeps the new
+  // deadline. `known` and `ticket` as for Done.
+  Status Renew(std::string_view worker, std::string_view lease_id, int64_t ms, bool* known,
+               uint64_t* ticket = nullptr);
   // Returns leases past their deadline to their queues (attempt+1; after
   // max_attempts the URL fails with "lease expired N times"), and writes
   // the open leases not yet on disk to kLease, so that a restart after a
@@ -344,7 +346,7 @@ class CrawlCore {
     uint32_t host = 0;
     int64_t deadline_ms = 0;
     std::string queue_key;  // the page's kQueue entry; empty for robots.txt
-    bool saved = false;     // in kLease as it is now (ExpireLeases writes it)
+    bool saved = false;     // in kLease as it is now (ExpireLeases, Renew)
   };
   struct Waiting {  // heap entry
     int64_t at_ms;
