@@ -25,6 +25,15 @@ std::vector<std::string> Urls(const std::string& host, int from, int to) {
   return urls;
 }
 
+// Two leases as a crashed child passes them to the test: "id url id url".
+std::string LeasePair(const LeasedUrl& a, const LeasedUrl& b) {
+  return a.lease_id + " " + a.url + " " + b.lease_id + " " + b.url;
+}
+void ReadLeasePair(const std::string& text, LeasedUrl* a, LeasedUrl* b) {
+  std::istringstream in(text);
+  in >> a->lease_id >> a->url >> b->lease_id >> b->url;
+}
+
 class CrawlRestartTest : public CrawlFixture {
  protected:
   // Adds `url` and waits until it and every earlier write are on disk.
@@ -276,13 +285,11 @@ TEST_F(CrawlRestartTest, CrashKeepsTheLeasesTheLastCheckSaved) {
     auto later = LeaseN(1);
     if (later.size() != 1) child.Exit(7);
     if (!AddDurably("http://d.test/1")) child.Exit(8);
-    child.Exit(0, saved[0].lease_id + " " + saved[0].url + " " + later[0].lease_id + " " +
-                      later[0].url);
+    child.Exit(0, LeasePair(saved[0], later[0]));
   }, &ids);
   ASSERT_EQ(code, 0);
-  std::istringstream in(ids);
   LeasedUrl kept, lost;
-  in >> kept.lease_id >> kept.url >> lost.lease_id >> lost.url;
+  ReadLeasePair(ids, &kept, &lost);
   clock_.Set(start + 4000);
   Open(NoRobotsOptions());
   EXPECT_EQ(core_->Stats("").urls_inflight, 1u);
@@ -318,13 +325,11 @@ TEST_F(CrawlRestartTest, CrashKeepsARenewedDeadline) {
       bool known = false;
       if (!core_->Renew("w1", l->lease_id, 60'000, &known).ok() || !known) child.Exit(6);
     }
-    child.Exit(0, checked[0].lease_id + " " + checked[0].url + " " + fresh[0].lease_id + " " +
-                      fresh[0].url);
+    child.Exit(0, LeasePair(checked[0], fresh[0]));
   }, &ids);
   ASSERT_EQ(code, 0);
-  std::istringstream in(ids);
   LeasedUrl checked, fresh;
-  in >> checked.lease_id >> checked.url >> fresh.lease_id >> fresh.url;
+  ReadLeasePair(ids, &checked, &fresh);
   clock_.Set(start);
   Open(NoRobotsOptions());
   EXPECT_EQ(core_->Stats("").urls_inflight, 2u);
