@@ -95,5 +95,7 @@ int RunSimple(const GlobalOptions& g, const std::string& verb,
 int RunRun(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunWorkers(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunRelease(const GlobalOptions& g, const std::vector<std::string>& args);
+// ctl_url.cc: crawlctl url URL.
+int RunUrl(const GlobalOptions& g, const std::vector<std::string>& args);
 
 }  // namespace crawlfront::ctl

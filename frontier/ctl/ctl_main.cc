@@ -31,6 +31,8 @@ constexpr const char* kUsage =
     "  snapshot                   write the seen-set filters now\n"
     "  checkpoint DIR             consistent RocksDB copy for backups\n"
     "  seen URL                   1 if the URL was ever seen, else 0\n"
+    "  url URL                    what the frontier knows of a URL: queued, leased,\n"
+    "                             done, scope, robots (why it was not fetched)\n"
     "  run [options]              all-in-one crawl: simweb or seeds, frontier, workers\n"
     "\n"
     "Global options (before or after the command):\n"
@@ -140,6 +142,7 @@ int main(int argc, char** argv) {
   if (cmd == "hosts") return RunHosts(g, rest);
   if (cmd == "host") return RunHost(g, rest);
   if (cmd == "queue") return RunQueue(g, rest);
+  if (cmd == "url") return RunUrl(g, rest);
   if (cmd == "crawls") return RunCrawls(g, rest);
   if (cmd == "crawl") return RunCrawl(g, rest);
   if (cmd == "deny") return RunDeny(g, rest);

@@ -336,4 +336,20 @@ Result<bool> CrawlCore::Seen(std::string_view crawl_id, std::string_view url) {
   return seen_->Contains(SeenKeyFor(crawl_id, *canon));
 }
 
+Status CrawlCore::CheckUrl(std::string_view crawl_id, std::string_view url, CanonicalUrl* canon,
+                           SeenKey* key, std::string* reason) {
+  auto c = Canonicalize(url, options_.url);
+  if (!c.ok()) return Status::InvalidArgument(BadUrl(c.status()));
+  *canon = std::move(c).value();
+  *key = SeenKeyFor(crawl_id, *canon);
+  reason->clear();
+  // Depth 0: the URL's depth is its queue entry's, if it has one.
+  if (auto why = scope_.Check(*canon, 0)) {
+    *reason = std::move(*why);
+  } else if (auto deny = DenyOf(crawl_id); deny && deny->Matches(canon->spec)) {
+    *reason = "denied by pattern";
+  }
+  return Status::Ok();
+}
+
 }  // namespace crawlfront

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -74,6 +75,15 @@ namespace {
 constexpr size_t kDropScanChunk = 4096;
 }  // namespace
 
+// glibc's mutex lets the thread that unlocks take it straight back before a
+// waiter it woke runs: a scan that only unlocked between its chunks kept
+// other calls waiting up to 0.14 s (FRONTIER.HOSTS during a 0.35 s read of
+// 10^6 entries; 0.01 s with this pause).
+void CrawlCore::BetweenScanChunks() {
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
+  if (between_drop_chunks_) between_drop_chunks_();
+}
+
 Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host,
                                    const UrlPattern& pattern, uint64_t* dropped) {
   *dropped = 0;
@@ -90,7 +100,7 @@ Status CrawlCore::DropHostMatching(std::string_view crawl, std::string_view host
   std::string resume = h->prefix + '\0';  // the next key to read
   Status s;
   for (bool more = true, first = true; more && s.ok(); first = false) {
-    if (!first && between_drop_chunks_) between_drop_chunks_();
+    if (!first) BetweenScanChunks();
     std::lock_guard lock(mu_);
     more = false;
     s = Health();

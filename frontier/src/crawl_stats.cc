@@ -114,6 +114,23 @@ bool CrawlCore::Finished(std::string_view crawl) {
   return it != crawls_.end() && FinishedLocked(*it->second);
 }
 
+HostInfo CrawlCore::InfoOf(const HostState& h, int64_t now) const {
+  HostInfo info;
+  info.host = h.host_key;
+  info.crawl = h.crawl->id;
+  info.queued = h.rec.queued + h.rec.scheduled;
+  info.inflight = h.inflight;
+  info.done = h.rec.done;
+  int64_t ready = std::max(h.rec.ready_at_ms, h.rec.blocked_until_ms);
+  // A failed robots.txt fetch holds the host until its retry (ReadyTime).
+  if (h.robots_state == RobotsState::kError) ready = std::max(ready, h.robots_expires_ms);
+  info.ready_in_ms = std::max<int64_t>(ready - now, 0);
+  info.delay_ms = DelayMs(h);
+  info.blocked_until_ms = h.rec.blocked_until_ms;
+  info.robots_state = RobotsStateName(h.robots_state);
+  return info;
+}
+
 std::vector<HostInfo> CrawlCore::ListHosts(std::string_view crawl, size_t top_n) {
   std::lock_guard lock(mu_);
   int64_t now = clock_->NowMs();
@@ -121,20 +138,7 @@ std::vector<HostInfo> CrawlCore::ListHosts(std::string_view crawl, size_t top_n)
   for (const auto& hp : hosts_) {
     const HostState& h = *hp;
     if (!crawl.empty() && h.crawl->id != crawl) continue;
-    HostInfo info;
-    info.host = h.host_key;
-    info.crawl = h.crawl->id;
-    info.queued = h.rec.queued + h.rec.scheduled;
-    info.inflight = h.inflight;
-    info.done = h.rec.done;
-    int64_t ready = std::max(h.rec.ready_at_ms, h.rec.blocked_until_ms);
-    // A failed robots.txt fetch holds the host until its retry (ReadyTime).
-    if (h.robots_state == RobotsState::kError) ready = std::max(ready, h.robots_expires_ms);
-    info.ready_in_ms = std::max<int64_t>(ready - now, 0);
-    info.delay_ms = DelayMs(h);
-    info.blocked_until_ms = h.rec.blocked_until_ms;
-    info.robots_state = RobotsStateName(h.robots_state);
-    out.push_back(std::move(info));
+    out.push_back(InfoOf(h, now));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const HostInfo& a, const HostInfo& b) { return a.queued > b.queued; });

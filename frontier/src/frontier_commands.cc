@@ -463,6 +463,56 @@ void SeenCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().Integer(*seen ? 1 : 0);
 }
 
+void WriteUrlReport(RespWriter& w, const UrlReport& r) {
+  const QueuedUrl& e = r.entry;
+  const std::pair<const char*, std::string> text[] = {
+      {"url", r.url},         {"crawl", r.crawl},           {"state", r.state},
+      {"scope", r.scope},     {"robots", r.robots},         {"parent", e.parent},
+      {"worker", r.worker},   {"lease_id", r.lease_id},     {"host", r.host.host},
+      {"host_robots", r.host_known ? r.host.robots_state : ""},
+  };
+  const std::pair<const char*, int64_t> numbers[] = {
+      {"seen", r.seen ? 1 : 0},
+      {"entries", static_cast<int64_t>(r.entries)},
+      {"ahead", static_cast<int64_t>(r.ahead)},
+      {"depth", e.depth},
+      {"attempt", e.url.empty() ? 0 : e.attempt},
+      {"priority", e.priority},
+      {"due_ms", e.due_ms},
+      {"lease_left_ms", r.lease_left_ms},
+      {"host_queued", static_cast<int64_t>(r.host.queued)},
+      {"host_inflight", r.host.inflight},
+      {"host_ready_in_ms", r.host.ready_in_ms},
+      {"host_delay_ms", r.host.delay_ms},
+      {"host_blocked_until_ms", r.host.blocked_until_ms},
+  };
+  w.MapHeader(std::size(text) + std::size(numbers));
+  for (const auto& [name, value] : text) {
+    w.Bulk(name);
+    w.Bulk(value);
+  }
+  for (const auto& [name, value] : numbers) {
+    w.Bulk(name);
+    w.Integer(value);
+  }
+}
+
+// FRONTIER.URL url [CRAWL id]: what the frontier knows of one URL. Reads
+// the URL's host queue, so it runs on the admin thread.
+void UrlCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err;
+  if (!o.Parse(ctx.args(), 2, "", {"CRAWL"}, &err)) return ctx.reply().Error(err);
+  FrontierNode* n = &node;
+  ReplyFromAdminThread(ctx, node, [n, crawl = CrawlOf(o), url = std::string(ctx.args()[1])](
+                                      RespWriter& w) {
+    UrlReport r;
+    Status s = n->crawl().Explain(crawl, url, &r);
+    if (!s.ok()) return w.Error("ERR " + s.message());
+    WriteUrlReport(w, r);
+  });
+}
+
 void StatsCmd(CallContext& ctx, FrontierNode& node) {
   Options o;
   std::string err;
@@ -616,6 +666,10 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
                                           [n](CallContext& c) { PauseCmd(c, *n, false); }));
   server.Register("FRONTIER.SEEN", Spec(-2, kCmdReadonly, "Was this URL ever added (exact)",
                                         [n](CallContext& c) { SeenCmd(c, *n); }));
+  server.Register("FRONTIER.URL",
+                  Spec(-2, kCmdReadonly | kCmdBlocking,
+                       "What the frontier knows of one URL: seen, queued, leased, scope, robots",
+                       [n](CallContext& c) { UrlCmd(c, *n); }));
   server.Register("FRONTIER.STATS", Spec(-1, kCmdReadonly, "Crawl counters",
                                          [n](CallContext& c) { StatsCmd(c, *n); }));
   server.Register("FRONTIER.HOSTS", Spec(-1, kCmdReadonly, "Hosts by queue size",

@@ -6,8 +6,6 @@
 #include "crawlfront/frontier/crawl.h"
 
 namespace crawlfront {
-namespace {
-
 // By hand: snprintf was 3% of lease + done's io thread.
 std::string FormatLeaseId(uint64_t id) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -15,6 +13,8 @@ std::string FormatLeaseId(uint64_t id) {
   for (int i = 16; i >= 1; --i, id >>= 4) s[i] = kHex[id & 0xf];
   return s;
 }
+
+namespace {
 
 bool NeedsRobots(const HostState& h, int64_t now) {
   switch (h.robots_state) {

@@ -10,8 +10,6 @@
 
 namespace crawlfront {
 
-bool ParseLeaseId(std::string_view s, uint64_t* id);  // lease.cc
-
 namespace {
 
 bool RobotsFetchIsError(int status) {

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <thread>
@@ -330,6 +331,68 @@ TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
   EXPECT_EQ(doc.at("dropped").to_number<int64_t>(), 4);
   EXPECT_EQ(integ::InfoField(*c, "urls_queued"), 0);
   EXPECT_EQ(integ::InfoField(*c, "finished"), 1);
+}
+
+// crawlctl url and FRONTIER.URL: one URL's state, text and JSON, from the
+// daemon's own replies (lease id from its LEASE, due time from the ADDX).
+TEST_F(CrawlctlTest, UrlTellsWhereAUrlIs) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "DEPTH", "3", "PARENT", "http://u.test/",
+                             "URLS", "http://u.test/a", "http://u.test/b"})
+                .elements.size(),
+            2u);
+  const int64_t due = 4'102'444'800'000;  // 2100-01-01
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "REFETCH", std::to_string(due), "URLS",
+                             "http://u.test/later"})
+                .elements.size(),
+            1u);
+
+  auto text = Ctl({"url", "HTTP://U.test/b"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("url       http://u.test/b\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("state     ready\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("queue     1 entry; 1 ahead"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("depth 3, attempt 1, priority 0, parent http://u.test/"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("robots    unknown\n"), std::string::npos) << text.out;
+
+  auto later = Ctl({"--json", "url", "http://u.test/later"});
+  EXPECT_EQ(later.exit_code, 0) << later.err;
+  boost::json::value doc = boost::json::parse(later.out);
+  EXPECT_EQ(doc.at("state").as_string(), "scheduled");
+  EXPECT_EQ(doc.at("due_ms").to_number<int64_t>(), due);
+  EXPECT_EQ(doc.at("frontier").as_string(), address());
+
+  // The first lease of a new host is its robots.txt.
+  RespValue lease = integ::Call(*c, {"FRONTIER.LEASE", "w7", "1"});
+  ASSERT_EQ(lease.elements.size(), 1u);
+  const std::string lease_id = lease.elements[0].elements[0].str;
+  auto robots = Ctl({"--json", "url", "http://u.test/robots.txt"});
+  doc = boost::json::parse(robots.out);
+  EXPECT_EQ(doc.at("state").as_string(), "leased");
+  EXPECT_EQ(doc.at("worker").as_string(), "w7");
+  EXPECT_EQ(doc.at("lease_id").as_string(), lease_id);
+  EXPECT_EQ(doc.at("seen").to_number<int64_t>(), 0) << "robots.txt is not a queued URL";
+
+  RespValue unseen = integ::Call(*c, {"FRONTIER.URL", "http://u.test/never"});
+  ASSERT_EQ(unseen.type, RespType::kArray) << "RESP2: a flat map";
+  std::map<std::string, std::string> f;
+  for (size_t i = 0; i + 1 < unseen.elements.size(); i += 2) {
+    const RespValue& v = unseen.elements[i + 1];
+    f[unseen.elements[i].str] = v.type == RespType::kInteger ? std::to_string(v.integer) : v.str;
+  }
+  EXPECT_EQ(f["state"], "unseen");
+  EXPECT_EQ(f["host_queued"], "3");
+  EXPECT_EQ(f["host_inflight"], "1") << "its robots.txt";
+
+  RespValue bad = integ::Call(*c, {"FRONTIER.URL", "not a url"});
+  EXPECT_EQ(bad.type, RespType::kError);
+  EXPECT_NE(bad.str.find("bad url"), std::string::npos) << bad.str;
+  auto bad_ctl = Ctl({"url", "not a url"});
+  EXPECT_EQ(bad_ctl.exit_code, 1);
+  EXPECT_NE(bad_ctl.err.find("bad url"), std::string::npos) << bad_ctl.err;
+  EXPECT_EQ(Ctl({"url"}).exit_code, 2);
 }
 
 TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -160,6 +161,29 @@ struct HostInfo {
   int64_t delay_ms = 0;     // effective politeness delay
   int64_t blocked_until_ms = 0;
   std::string robots_state;
+};
+
+// What the frontier knows of one URL (FRONTIER.URL), for an operator asking
+// why a page was or was not fetched. `state`: "unseen"; "ready",
+// "scheduled" or "leased" (its first queue entry in lease order is `entry`);
+// "done": seen, neither queued nor leased (fetched, failed, blocked by
+// robots, dropped, or kept out by its host's budget).
+struct UrlReport {
+  std::string url;    // canonical
+  std::string crawl;
+  std::string scope;  // empty: an add would take it now; else the reason it would not
+  bool seen = false;
+  std::string state;
+  QueuedUrl entry;
+  uint64_t entries = 0;  // queue entries of the URL (a first fetch and a recrawl: 2)
+  uint64_t ahead = 0;    // entries before `entry` in its host's queue, when read
+  std::string worker, lease_id;  // leased
+  int64_t lease_left_ms = 0;
+  // "allowed", "disallowed", "unknown" (robots.txt not fetched yet),
+  // "fetching", "error" (robots.txt failed: pages wait) or "off".
+  std::string robots;
+  bool host_known = false;  // the crawl has the URL's host queue: `host` is it
+  HostInfo host;
 };
 
 // A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
@@ -302,7 +326,7 @@ class CrawlCore {
   // end, under the lock, so none that matches is left when it returns.
   Status DropHostMatching(std::string_view crawl, std::string_view host,
                           const UrlPattern& pattern, uint64_t* dropped);
-  // Tests run `f` between two chunks of a DropHostMatching scan.
+  // Tests run `f` between two chunks of a DropHostMatching or Explain scan.
   void SetBetweenDropChunksForTest(std::function<void()> f) { between_drop_chunks_ = std::move(f); }
   // DropHost for every host of the crawl. Its controls, counters and seen
   // URLs stay (URLFrontier's DeleteCrawl also forgets those). An unknown
@@ -313,6 +337,11 @@ class CrawlCore {
   // time. Empty for a host the crawl does not have.
   Status PeekHost(std::string_view crawl, std::string_view host, size_t max,
                   std::vector<QueuedUrl>* out);
+  // Report on one URL of a crawl: Add's verdict on it, seen, its queue
+  // entries (the host's queue is read in chunks, the lock released between
+  // them, like DropHostMatching), its lease, its host and robots verdict.
+  // InvalidArgument for a bad crawl id or a URL that does not canonicalize.
+  Status Explain(std::string_view crawl, std::string_view url, UrlReport* out);
   // Run-time scope: new URLs of the crawl in which `pattern` (RE2 syntax)
   // finds a match are rejected "denied by pattern", like
   // crawl.deny_regexes, from now on and after restarts. Adding a pattern
@@ -423,6 +452,7 @@ class CrawlCore {
   using KeyValue = std::pair<std::string, std::string>;
   Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
   uint64_t ForgetQueue(HostState& h);
+  void BetweenScanChunks();  // lets other calls take the lock
   void NoteQueued(HostState& h, std::string_view key) {
     if (h.drop_scans > 0) h.drop_log.emplace_back(key);
   }
@@ -433,8 +463,20 @@ class CrawlCore {
   Status DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                            bool* more, uint64_t* dropped);
 
+  // crawl_url_report.cc
+  Status FindEntriesChunk(const HostState& h, std::string_view url, std::string* resume,
+                          bool* more, std::set<std::string>* keys, UrlReport* out);
+  Status ReadEntries(HostState& h, std::span<const std::string> keys, UrlReport* out);
+  void ReportLease(std::string_view crawl, std::string_view url, UrlReport* out) const;
+  std::string RobotsVerdict(const HostState& h, std::string_view url) const;
+  HostInfo InfoOf(const HostState& h, int64_t now) const;
+
   // crawl_add.cc
   void PrepareOne(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
+  // Add's verdict on `url` without adding it: canonical form, seen-set key,
+  // the reason it would be rejected (empty: none). For Explain.
+  Status CheckUrl(std::string_view crawl_id, std::string_view url, CanonicalUrl* canon,
+                  SeenKey* key, std::string* reason);
   bool AsGiven(std::string_view crawl_id, const AddRequest& r, Prepared* p) const;
   void KnownAsGiven(std::span<Prepared> preps) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);

@@ -148,6 +148,9 @@ struct StoredLease {
   std::string queue_key;
 };
 std::string LeaseKey(uint16_t partition, uint64_t id);
+// A lease id as workers see it ("L" and 16 hex digits), and back (lease.cc).
+std::string FormatLeaseId(uint64_t id);
+bool ParseLeaseId(std::string_view s, uint64_t* id);
 std::string EncodeStoredLease(const StoredLease& s);
 Status DecodeStoredLease(std::string_view bytes, StoredLease* s);
 
@@ -199,9 +202,9 @@ struct HostState {
   // instead of the queue's start, past the tombstones of leased entries.
   std::string queue_floor;
   std::set<std::string, std::less<>> leased_keys;  // kQueue keys of this host's page leases
-  // While FRONTIER.DROP MATCH scans this host (drop_scans > 0), the keys
-  // queued meanwhile: the scan checks them last, under the lock, since a
-  // key below its cursor would be missed.
+  // While FRONTIER.DROP MATCH or FRONTIER.URL scans this host's queue
+  // (drop_scans > 0), the keys queued meanwhile: a scan checks them last,
+  // under the lock, since a key below its cursor would be missed.
   uint32_t drop_scans = 0;
   std::vector<std::string> drop_log;
   // Scheduler placement (see lease.cc): where the host's live entry is.
