@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "crawlfront/frontier/crawl.h"
+#include "host_queue_scan.h"
 
 namespace crawlfront {
 
@@ -135,23 +136,12 @@ Status CrawlCore::DropMatchingEntry(HostState& h, const UrlPattern& pattern,
 Status CrawlCore::DropMatchingChunk(HostState& h, const UrlPattern& pattern, std::string* resume,
                                     bool* more, uint64_t* dropped) {
   if (Unwritten(h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  const std::string end = h.prefix + '\2';
-  rocksdb::ReadOptions ro;
-  rocksdb::Slice upper(end);
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
   uint64_t n = 0;
-  size_t read = 0;
-  for (it->Seek(*resume); it->Valid(); it->Next(), ++read) {
-    if (read == kDropScanChunk) {
-      *resume = it->key().ToString();
-      *more = true;
-      break;
-    }
-    CRAWLFRONT_RETURN_IF_ERROR(
-        DropMatchingEntry(h, pattern, it->key().ToString(), it->value().ToStringView(), &n));
-  }
-  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(it->status()));
+  CRAWLFRONT_RETURN_IF_ERROR(ScanHostQueue(
+      *store_, h.prefix, kDropScanChunk, resume, more,
+      [&](std::string_view key, std::string_view value) {
+        return DropMatchingEntry(h, pattern, std::string(key), value, &n);
+      }));
   return FinishDrop(h, n, dropped);
 }
 
@@ -260,26 +250,15 @@ Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t
   HostState* h = *found;
   if (h == nullptr || max == 0) return Status::Ok();
   if (Unwritten(*h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  std::string begin = h->prefix + '\0', end = h->prefix + '\2';
-  rocksdb::ReadOptions ro;
-  rocksdb::Slice upper(end);
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
-  for (it->Seek(begin); it->Valid() && out->size() < max; it->Next()) {
-    QueueItem item;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    QueuedUrl q{std::move(item.url), std::move(item.parent), QueuedUrl::State::kReady,
-                item.depth, item.attempt, item.priority, 0};
-    std::string_view key = it->key().ToStringView();
-    if (key[h->prefix.size()] == '\1') {
-      q.state = QueuedUrl::State::kScheduled;
-      q.due_ms = item.due_ms;
-    } else if (h->leased_keys.count(key) != 0) {
-      q.state = QueuedUrl::State::kLeased;
-    }
-    out->push_back(std::move(q));
-  }
-  return FromRocks(it->status());
+  std::string begin = h->prefix + '\0';
+  bool more;
+  return ScanHostQueue(*store_, h->prefix, max, &begin, &more,
+                       [&](std::string_view key, std::string_view value) {
+                         QueueItem item;
+                         CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(value, &item));
+                         out->push_back(QueuedUrlOf(*h, key, std::move(item)));
+                         return Status::Ok();
+                       });
 }
 
 }  // namespace crawlfront

@@ -4,14 +4,13 @@
 // DropHostMatching reads it, and the keys queued meanwhile are read last.
 
 #include "crawlfront/frontier/crawl.h"
+#include "host_queue_scan.h"
 
 namespace crawlfront {
 namespace {
 
 // Entries read per hold of the lock, as for FRONTIER.DROP MATCH.
 constexpr size_t kReportScanChunk = 4096;
-
-const char* StateOf(const QueuedUrl& q) { return QueuedStateName(q.state); }
 
 }  // namespace
 
@@ -81,27 +80,17 @@ Status CrawlCore::FindEntriesChunk(const HostState& h, std::string_view url,
                                    std::string* resume, bool* more, std::set<std::string>* keys,
                                    UrlReport* out) {
   if (Unwritten(h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  const std::string end = h.prefix + '\2';
-  rocksdb::ReadOptions ro;
-  rocksdb::Slice upper(end);
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(store_->db()->NewIterator(ro, store_->cf(Cf::kQueue)));
-  size_t read = 0;
-  for (it->Seek(*resume); it->Valid(); it->Next(), ++read) {
-    if (read == kReportScanChunk) {
-      *resume = it->key().ToString();
-      *more = true;
-      break;
-    }
-    QueueItem item;
-    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    if (item.url == url) {
-      keys->insert(it->key().ToString());
-    } else if (keys->empty()) {
-      ++out->ahead;
-    }
-  }
-  return FromRocks(it->status());
+  return ScanHostQueue(*store_, h.prefix, kReportScanChunk, resume, more,
+                       [&](std::string_view key, std::string_view value) {
+                         QueueItem item;
+                         CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(value, &item));
+                         if (item.url == url) {
+                           keys->emplace(key);
+                         } else if (keys->empty()) {
+                           ++out->ahead;
+                         }
+                         return Status::Ok();
+                       });
 }
 
 // The entries for out->url among `keys` as they are now: how many, and the
@@ -122,18 +111,10 @@ Status CrawlCore::ReadEntries(HostState& h, std::span<const std::string> keys,
     const bool first = found.empty() || key < *found.begin();
     found.insert(key);
     if (!first) continue;
-    QueuedUrl& q = out->entry;
-    q = QueuedUrl{std::move(item.url), std::move(item.parent), QueuedUrl::State::kReady,
-                  item.depth, item.attempt, item.priority, 0};
-    if (key[h.prefix.size()] == '\1') {
-      q.state = QueuedUrl::State::kScheduled;
-      q.due_ms = item.due_ms;
-    } else if (h.leased_keys.count(key) != 0) {
-      q.state = QueuedUrl::State::kLeased;
-    }
+    out->entry = QueuedUrlOf(h, key, std::move(item));
   }
   out->entries = found.size();
-  if (!found.empty()) out->state = StateOf(out->entry);
+  if (!found.empty()) out->state = QueuedStateName(out->entry.state);
   return Status::Ok();
 }
 

@@ -39,13 +39,17 @@ TEST_F(CrawlUrlReportTest, AUrlOfAHostNeverAddedIsUnseen) {
   EXPECT_EQ(r.entries, 0u);
   EXPECT_EQ(r.scope, "");
   EXPECT_EQ(r.robots, "unknown");
+}
+
+TEST_F(CrawlUrlReportTest, RefusesABadUrlOrCrawlId) {
+  Open();
   UrlReport bad;
   EXPECT_EQ(core_->Explain("", "no scheme", &bad).code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(core_->Explain("bad crawl!", "http://a.test/", &bad).code(),
             Status::Code::kInvalidArgument);
 }
 
-TEST_F(CrawlUrlReportTest, FollowsAUrlFromQueuedToLeasedToDone) {
+TEST_F(CrawlUrlReportTest, ReportsItQueuedThenLeasedThenDone) {
   Open(NoRobotsOptions(0));
   AddUrls({"http://a.test/0", "http://a.test/1", "http://a.test/2"});
   UrlReport r = Explain("http://a.test/2");
