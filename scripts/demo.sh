@@ -14,4 +14,4 @@ TARGETS="crawl-frontier crawl-worker crawlctl simweb" scripts/build.sh
 fresh=--fresh
 for a in "$@"; do [ "$a" = --resume ] && fresh=; done
 exec "$BUILD_DIR/bin/crawlctl" run --workdir demo-run $fresh --hosts 20 --pages 50 --workers 2 \
-  --delay-ms 100 --frontier-arg=--set --frontier-arg=crawl.robots_error_retry=2s "$@"
+  --delay-ms 100 "$@"

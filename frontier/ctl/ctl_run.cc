@@ -28,6 +28,12 @@ namespace fs = std::filesystem;
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
 
+int64_t UnixNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 struct RunOptions {
   std::string workdir = "crawl-run";
   std::string seeds;  // file of seed URLs; empty: crawl simweb
@@ -238,7 +244,10 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
       "--set", "crawl.max_depth=" + std::to_string(o.max_depth),
       "--set", "crawl.user_agent=" + *token};
   if (o.seeds.empty()) {
-    fargs.insert(fargs.end(), {"--set", "crawl.allow_host_suffixes=[\".simweb.test\"]"});
+    // simweb's host 2 answers robots.txt with 500 for ever: settle it in
+    // seconds (1 s, 2 s, then robots-blocked), not the minutes a real site gets.
+    fargs.insert(fargs.end(), {"--set", "crawl.allow_host_suffixes=[\".simweb.test\"]",
+                               "--set", "crawl.robots_error_backoff=1s"});
   }
   fargs.insert(fargs.end(), o.frontier_args.begin(), o.frontier_args.end());
   auto frontier = Spawn("crawl-frontier", fargs, (work / "logs/frontier.log").string());
@@ -293,7 +302,8 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
   std::vector<std::pair<std::string, std::string>> info;
   bool finished = false;
   uint64_t last_done = 0;
-  auto last_t = start;
+  auto last_t = start, last_progress = start;
+  bool told_waiting = false;  // once per stall
   while (!g_interrupted && Clock::now() - start < std::chrono::seconds(o.timeout_s)) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     auto r = (*client)->Command({"INFO", "crawl"});
@@ -302,6 +312,7 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
     uint64_t done = std::stoull(InfoValue(info, "urls_done"));
     auto now = Clock::now();
     double rate = (done - last_done) / std::chrono::duration<double>(now - last_t).count();
+    const bool progressed = done != last_done || InfoValue(info, "urls_inflight") != "0";
     last_done = done;
     last_t = now;
     uint64_t fetched = 0;
@@ -315,6 +326,16 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
                 InfoValue(info, "urls_queued").c_str(),
                 InfoValue(info, "urls_inflight").c_str(), InfoValue(info, "urls_failed").c_str(),
                 InfoValue(info, "urls_robots_blocked").c_str(), rate);
+    if (progressed) {
+      last_progress = now;
+      told_waiting = false;
+    } else if (!told_waiting && now - last_progress >= std::chrono::seconds(10)) {
+      std::string waiting = WaitingHosts(client->get(), local, UnixNowMs());
+      if (!waiting.empty()) {
+        std::printf("%s  (crawlctl --frontier %s hosts)\n", waiting.c_str(), resp_addr.c_str());
+      }
+      told_waiting = true;
+    }
     std::fflush(stdout);
     if (InfoValue(info, "finished") == "1") {
       finished = true;
@@ -332,6 +353,9 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
   for (auto key : {"urls_seen", "urls_done", "fetched_2xx", "fetched_3xx", "fetched_4xx",
                    "fetched_5xx", "urls_failed", "urls_robots_blocked", "urls_rejected", "hosts"}) {
     std::printf("  %-22s %s\n", key, InfoValue(info, key).c_str());
+  }
+  if (!finished && InfoValue(info, "urls_queued") != "0") {
+    std::printf("%s", WaitingHosts(client->get(), local, UnixNowMs()).c_str());
   }
   uint64_t warc_bytes = 0;
   int warc_files = 0;

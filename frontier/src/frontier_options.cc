@@ -132,8 +132,16 @@ void AddCrawlKeys(ConfigTable<F>* t) {
   t->Add("crawl.respect_robots", &F::respect_robots, true, "Obey robots.txt.");
   t->Add("crawl.robots_ttl", &F::robots_ttl, kDay, seconds(1), kYear,
          "robots.txt is fetched again after this long.");
+  t->Add("crawl.robots_error_backoff", &F::robots_error_backoff, std::chrono::minutes(1),
+         seconds(1), kDay,
+         "After a 5xx, 429 or unreachable robots.txt the host's pages wait (disallow all) and "
+         "robots.txt is fetched again after this; the wait doubles with each failure in a row, "
+         "up to robots_error_retry.");
   t->Add("crawl.robots_error_retry", &F::robots_error_retry, std::chrono::hours(1), seconds(1),
-         kYear, "After a 5xx or unreachable robots.txt (disallow all), retry it after this.");
+         kYear,
+         "Longest wait between robots.txt retries. After crawl.max_attempts failures in a row "
+         "the host's queued pages count as robots-blocked, and robots.txt is asked again "
+         "after this long.");
   t->Add("crawl.queue_heads_bytes", &F::queue_heads_bytes, int64_t{256} << 20, 0,
          int64_t{1} << 40,
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "
@@ -224,6 +232,7 @@ CrawlOptions CrawlOptionsOf(const F& o) {
   c.user_agent = o.user_agent;
   c.respect_robots = o.respect_robots;
   c.robots_ttl = o.robots_ttl;
+  c.robots_error_backoff = o.robots_error_backoff;
   c.robots_error_retry = o.robots_error_retry;
   c.queue_heads_bytes = static_cast<uint64_t>(o.queue_heads_bytes);
   c.url.host_key_mode =

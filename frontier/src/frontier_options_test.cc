@@ -49,6 +49,10 @@ TEST(FrontierOptionsTest, ConversionsCarryValues) {
   ASSERT_TRUE(FrontierConfigTable().ApplyOverride("data.durability=wal", &wal).ok());
   EXPECT_EQ(StoreOptionsOf(wal).durability, Durability::kWal);
   EXPECT_EQ(CrawlOptionsOf(o).default_delay.count(), 250);
+  EXPECT_EQ(CrawlOptionsOf(o).robots_error_backoff.count(), 60'000);  // the default
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("crawl.robots_error_backoff=5s", &o).ok());
+  EXPECT_EQ(CrawlOptionsOf(o).robots_error_backoff.count(), 5'000);
+  EXPECT_FALSE(FrontierConfigTable().ApplyOverride("crawl.robots_error_backoff=2d", &o).ok());
   EXPECT_EQ(CrawlOptionsOf(o).url.host_key_mode, HostKeyMode::kRegisteredDomain);
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.mode=fast", &o).ok());
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.partitions=0", &o).ok());

@@ -160,6 +160,15 @@ void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
   if (!h.robots_origin.empty()) batch->Delete(store_->cf(Cf::kHost), RobotsKey(h.prefix, ""));
 }
 
+// A failed robots.txt is asked again on a doubling wait (a one-off 503 costs
+// a minute, not robots_error_retry), or later if the server said so.
+int64_t CrawlCore::RobotsRetryWaitMs(const HostState& h, const DoneReport& report) const {
+  int shift = static_cast<int>(std::min<uint32_t>(h.robots_errors - 1, 30));
+  int64_t wait = std::min<int64_t>(options_.robots_error_backoff.count() << shift,
+                                   options_.robots_error_retry.count());
+  return std::max<int64_t>(wait, report.retry_delay_ms);
+}
+
 void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
                            rocksdb::WriteBatch* batch, std::vector<std::string>* sitemaps) {
   HostState& h = *hosts_[l.host];
@@ -184,10 +193,10 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
   if (RobotsFetchIsError(status)) {
     // RFC 9309: a server error means complete disallow. Pages wait for a
     // retry; after max_attempts failures in a row the host's queued pages
-    // are dropped as robots-blocked, so a crawl can finish.
+    // are dropped as robots-blocked, so a crawl can finish, and robots.txt
+    // is asked again after robots_error_retry.
     if (++h.robots_errors < options_.max_attempts) {
-      SetRobots(h, RobotsState::kError, now + options_.robots_error_retry.count(), rules,
-                batch);
+      SetRobots(h, RobotsState::kError, now + RobotsRetryWaitMs(h, report), rules, batch);
     } else {
       SetRobots(h, RobotsState::kOk, now + options_.robots_error_retry.count(), rules, batch);
     }

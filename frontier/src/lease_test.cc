@@ -144,6 +144,50 @@ TEST_F(LeaseTest, RobotsFailingMaxAttemptsTimesBlocksThePages) {
   EXPECT_TRUE(core_->Finished(""));
 }
 
+// The wait after the n-th failed robots.txt in a row: robots_error_backoff
+// doubled n-1 times, at most robots_error_retry, at least a Retry-After; a
+// robots.txt that answers starts the count again.
+TEST_F(LeaseTest, RobotsRetriesBackOffAndASuccessStartsAgain) {
+  CrawlOptions o = TestOptions();
+  o.robots_error_backoff = std::chrono::milliseconds(1000);
+  o.robots_error_retry = std::chrono::milliseconds(3000);
+  o.robots_ttl = std::chrono::milliseconds(60'000);
+  o.max_attempts = 10;
+  Open(o);
+  AddUrls({"http://a.test/1", "http://a.test/2"});
+  // Leases robots.txt, reports `report`, and checks the host waits `want` ms.
+  auto fail_and_wait = [&](DoneReport report, int64_t want) {
+    auto r = LeaseN(5);
+    ASSERT_EQ(r.size(), 1u) << "wait " << want;
+    ASSERT_EQ(r[0].kind, LeaseKind::kRobots);
+    EXPECT_TRUE(Done(r[0], std::move(report)));
+    const HostInfo h = core_->ListHosts("", 1).at(0);
+    EXPECT_EQ(h.robots_state, "error");
+    EXPECT_EQ(h.ready_in_ms, want);
+    clock_.Advance(want - 1);
+    EXPECT_TRUE(LeaseN(5).empty()) << "1 ms before the retry of wait " << want;
+    clock_.Advance(1);
+  };
+  fail_and_wait(RobotsBody("", 500), 1000);
+  fail_and_wait(RobotsBody("", 503), 2000);
+  fail_and_wait(RobotsBody("", 500), 3000);  // 4000, capped
+  DoneReport later = RobotsBody("", 503);
+  later.retry_delay_ms = 7000;  // Retry-After beyond the cap: honoured
+  fail_and_wait(later, 7000);
+  auto r = LeaseN(5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(Done(r[0], RobotsBody("User-agent: *\nDisallow: /2\n")));
+  EXPECT_EQ(core_->Stats("").urls_robots_blocked, 0u) << "no page was given up";
+  clock_.Advance(100);
+  r = LeaseN(5);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].url, "http://a.test/1");
+  EXPECT_TRUE(Done(r[0], Fetched()));
+  AddUrls({"http://a.test/3"});
+  clock_.Advance(60'000);  // rules expired: robots.txt again, failing again
+  fail_and_wait(RobotsBody("", 500), 1000);
+}
+
 // Simulated crawl of several hosts: lease times of one host are never closer
 // than its delay (configured, robots Crawl-delay, or operator override).
 TEST_F(LeaseTest, PolitenessDelaysHoldOverASimulatedCrawl) {

@@ -65,7 +65,8 @@ TEST(E2eWorkerTest, MatchingRobotsProductTokensCrawl) {
 // complete disallow at once (not as a robots error retried an hour later),
 // so the hosts' pages are settled as robots-blocked and the crawl finishes.
 TEST(E2eWorkerTest, PrivateAddressRobotsSettleTheHosts) {
-  const WebOptions o = SmallWeb(3, {"crawl.robots_error_retry=1h"});
+  const WebOptions o =
+      SmallWeb(3, {"crawl.robots_error_backoff=1h", "crawl.robots_error_retry=1h"});
   CrawlEnv env(o);
   ASSERT_TRUE(env.Start().ok()) << env.Logs();
   ASSERT_TRUE(env.StartWorker(0, {"--set", "fetch.allow_private_networks=false"}).ok());

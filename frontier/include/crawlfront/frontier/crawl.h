@@ -539,6 +539,7 @@ class CrawlCore {
                 rocksdb::WriteBatch* batch);
   void DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
                   rocksdb::WriteBatch* batch, std::vector<std::string>* sitemaps);
+  int64_t RobotsRetryWaitMs(const HostState& h, const DoneReport& report) const;
   void Requeue(HostState& h, QueueItem item, int64_t due_ms, rocksdb::WriteBatch* batch);
   void Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
              rocksdb::WriteBatch* batch);

@@ -84,7 +84,12 @@ struct CrawlOptions {
   std::chrono::milliseconds robots_ttl{24 * 3600 * 1000};
   // After a 5xx, 429 or unreachable robots.txt the host is treated as fully
   // disallowed: its pages wait (they are not dropped) and robots.txt is tried
-  // again after this time. Default: 1 h.
+  // again after robots_error_backoff, doubling with each failure in a row up
+  // to robots_error_retry (or after the server's Retry-After, if longer).
+  // After max_attempts failures in a row its queued pages count as
+  // robots-blocked and robots.txt is asked again after robots_error_retry.
+  // Defaults: 1 min, 1 h.
+  std::chrono::milliseconds robots_error_backoff{60 * 1000};
   std::chrono::milliseconds robots_error_retry{3600 * 1000};
 
   // ---- Canonicalization ---------------------------------------------------
