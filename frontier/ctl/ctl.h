@@ -100,6 +100,6 @@ int RunUrl(const GlobalOptions& g, const std::vector<std::string>& args);
 
 // Lines naming the hosts whose queued URLs wait (a failed robots.txt, a
 // block, a delay) and for how long; empty when none waits or on error.
-std::string WaitingHosts(RespClient* client, const GlobalOptions& g, int64_t now_ms);
+std::string WaitingHosts(RespClient* client, const GlobalOptions& g);
 
 }  // namespace crawlfront::ctl

@@ -28,12 +28,6 @@ namespace fs = std::filesystem;
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
 
-int64_t UnixNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 struct RunOptions {
   std::string workdir = "crawl-run";
   std::string seeds;  // file of seed URLs; empty: crawl simweb
@@ -330,7 +324,7 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
       last_progress = now;
       told_waiting = false;
     } else if (!told_waiting && now - last_progress >= std::chrono::seconds(10)) {
-      std::string waiting = WaitingHosts(client->get(), local, UnixNowMs());
+      std::string waiting = WaitingHosts(client->get(), local);
       if (!waiting.empty()) {
         std::printf("%s  (crawlctl --frontier %s hosts)\n", waiting.c_str(), resp_addr.c_str());
       }
@@ -355,7 +349,7 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
     std::printf("  %-22s %s\n", key, InfoValue(info, key).c_str());
   }
   if (!finished && InfoValue(info, "urls_queued") != "0") {
-    std::printf("%s", WaitingHosts(client->get(), local, UnixNowMs()).c_str());
+    std::printf("%s", WaitingHosts(client->get(), local).c_str());
   }
   uint64_t warc_bytes = 0;
   int warc_files = 0;

@@ -1,7 +1,8 @@
-// crawlctl run: when a crawl stalls with URLs still queued, say which hosts
-// hold them and what they wait for (a failed robots.txt, a block, a delay),
-// so a quiet progress line is not mistaken for a hang.
+// crawlctl run and status: when a crawl stalls with URLs still queued, say
+// which hosts hold them and what they wait for (a failed robots.txt, a
+// block, a delay), so a quiet crawl is not mistaken for a hang.
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -33,7 +34,10 @@ std::string About(int64_t ms) {
 
 }  // namespace
 
-std::string WaitingHosts(RespClient* client, const GlobalOptions& g, int64_t now_ms) {
+std::string WaitingHosts(RespClient* client, const GlobalOptions& g) {
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   std::vector<std::string> cmd = {"FRONTIER.HOSTS", "TOP", "20"};
   AddCrawl(g, &cmd);
   auto r = client->Command(cmd);

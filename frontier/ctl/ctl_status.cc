@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -129,6 +130,29 @@ std::string Text(const RespValue& v) {
   return v.str;
 }
 
+// With URLs queued and none in flight, why: the hosts that wait and for
+// what, and hosts ready that nobody leases (no worker, or a paused crawl).
+void PrintIdle(const GlobalOptions& g, const std::vector<Pairs>& nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int64_t queued = 0, ready = 0;
+    if (!ParseCount(Field(nodes[i], "urls_queued"), 1, INT64_MAX, &queued) ||
+        Field(nodes[i], "urls_inflight") != "0") {
+      continue;
+    }
+    auto c = Connect(g, g.frontiers[i]);
+    if (!c.ok()) continue;
+    std::printf("\n%s%s queued, none in flight:\n",
+                nodes.size() > 1 ? (g.frontiers[i] + ": ").c_str() : "",
+                Plural(queued, "URL").c_str());
+    std::printf("%s", WaitingHosts(c->get(), g).c_str());
+    if (ParseCount(Field(nodes[i], "hosts_ready"), 1, INT64_MAX, &ready)) {
+      std::printf("  ready: %s could be leased now: is a worker running (crawlctl workers), "
+                  "or the crawl paused (crawlctl crawls)?\n",
+                  Plural(ready, "host").c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
@@ -148,7 +172,8 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("crawlctl status [--watch] [--interval S]\n"
                   "Crawl totals from INFO, summed over every --frontier; with several,\n"
-                  "also a line per frontier (--json: a \"frontiers\" array).\n");
+                  "also a line per frontier (--json: a \"frontiers\" array). When URLs\n"
+                  "are queued and none is in flight, the hosts that wait and for what.\n");
       return kExitOk;
     } else {
       std::fprintf(stderr, "crawlctl status: unknown argument '%s'\n", args[i].c_str());
@@ -161,6 +186,7 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
     // A terminal is redrawn; a file or pipe gets one block per interval.
     if (watch && !g.json) std::printf("%s", isatty(STDOUT_FILENO) ? "\033[H\033[2J" : "\n");
     PrintStatus(g, *info);
+    if (!g.json) PrintIdle(g, *info);
     std::fflush(stdout);
     if (!watch) return kExitOk;
     std::this_thread::sleep_for(std::chrono::seconds(interval_s));

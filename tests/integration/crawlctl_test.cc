@@ -395,6 +395,34 @@ TEST_F(CrawlctlTest, UrlTellsWhereAUrlIs) {
   EXPECT_EQ(Ctl({"url"}).exit_code, 2);
 }
 
+// With URLs queued and none in flight, status says why: hosts ready that no
+// worker leases, then a host waiting on its failed robots.txt.
+TEST_F(CrawlctlTest, StatusSaysWhyNothingIsInFlight) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADD", "http://i.test/a"}).elements.size(), 1u);
+  auto idle = Ctl({"status"});
+  EXPECT_EQ(idle.exit_code, 0) << idle.err;
+  EXPECT_NE(idle.out.find("1 URL queued, none in flight:\n"), std::string::npos) << idle.out;
+  EXPECT_NE(idle.out.find("ready: 1 host could be leased now"), std::string::npos) << idle.out;
+  EXPECT_EQ(idle.out.find("waiting:"), std::string::npos) << idle.out;
+
+  RespValue lease = integ::Call(*c, {"FRONTIER.LEASE", "w1", "1"});
+  ASSERT_EQ(lease.elements.size(), 1u);
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", lease.elements[0].elements[0].str,
+                             "robots", "STATUS", "500"})
+                .integer,
+            1);
+  auto waiting = Ctl({"status"});
+  EXPECT_EQ(waiting.exit_code, 0) << waiting.err;
+  EXPECT_NE(waiting.out.find("waiting: i.test (1 URL queued; robots.txt failed, asked again in "),
+            std::string::npos)
+      << waiting.out;
+  EXPECT_EQ(waiting.out.find("ready:"), std::string::npos) << waiting.out;
+  auto json = Ctl({"--json", "status"});
+  EXPECT_NO_THROW(boost::json::parse(json.out)) << json.out;
+}
+
 TEST_F(CrawlctlTest, CrawlsListsEachCrawlAndCrawlDropEmptiesOne) {
   auto c = integ::ConnectTo(frontier_.Port("resp"));
   ASSERT_TRUE(c);
