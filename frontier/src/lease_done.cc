@@ -163,10 +163,10 @@ void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
 // A failed robots.txt is asked again on a doubling wait (a one-off 503 costs
 // a minute, not robots_error_retry), or later if the server said so.
 int64_t CrawlCore::RobotsRetryWaitMs(const HostState& h, const DoneReport& report) const {
-  int shift = static_cast<int>(std::min<uint32_t>(h.robots_errors - 1, 30));
-  int64_t wait = std::min<int64_t>(options_.robots_error_backoff.count() << shift,
-                                   options_.robots_error_retry.count());
-  return std::max<int64_t>(wait, report.retry_delay_ms);
+  const int64_t cap = options_.robots_error_retry.count();
+  int64_t wait = options_.robots_error_backoff.count();
+  for (uint32_t n = 1; n < h.robots_errors && wait < cap; ++n) wait *= 2;  // no overflow
+  return std::max<int64_t>(std::min(wait, cap), report.retry_delay_ms);
 }
 
 void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t now,
