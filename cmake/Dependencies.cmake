@@ -12,6 +12,9 @@ pkg_check_modules(PSL REQUIRED IMPORTED_TARGET libpsl)
 pkg_check_modules(GUMBO REQUIRED IMPORTED_TARGET gumbo)
 # Operators' URL patterns: linear-time matching, many patterns in one pass.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+# Sitemaps: expat, a small streaming XML parser with entity-expansion limits
+# (docs/worker.md, "Sitemaps").
+pkg_check_modules(EXPAT REQUIRED IMPORTED_TARGET expat)
 # simweb's content codings (br, zstd; gzip is zlib).
 pkg_check_modules(BROTLI REQUIRED IMPORTED_TARGET libbrotlienc libbrotlidec)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)

@@ -10,7 +10,7 @@ PACKAGES=(
   libboost-program-options1.81-dev
   librocksdb-dev libcurl4-openssl-dev libgumbo-dev libxxhash-dev libre2-dev
   libtomlplusplus-dev libspdlog-dev libfmt-dev zlib1g-dev libpsl-dev libidn2-dev
-  libxml2-dev libbrotli-dev libzstd-dev libdeflate-dev libssl-dev libjemalloc-dev
+  libxml2-dev libexpat1-dev libbrotli-dev libzstd-dev libdeflate-dev libssl-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   redis-tools redis-server wget2 python3 prometheus
   chromium fonts-dejavu-core

@@ -1,7 +1,8 @@
 # The crawl worker: lease, fetch, extract, archive, report (docs/worker.md).
 crawlfront_module(NAME worker
   SOURCES src/worker.cc src/worker_options.cc src/worker_report.cc src/worker_frontier.cc
-  DEPS crawlfront_worker_parse crawlfront_fetch crawlfront_links crawlfront_warc crawlfront_robots
+  DEPS crawlfront_worker_parse crawlfront_fetch crawlfront_links crawlfront_sitemap
+       crawlfront_warc crawlfront_robots
        crawlfront_url crawlfront_config crawlfront_resp_client crawlfront_log spdlog::spdlog fmt::fmt)
 
 add_executable(crawl-worker src/main.cc)

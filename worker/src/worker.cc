@@ -97,7 +97,8 @@ Status Worker::Impl::Init() {
   link_opts.user_agent = opts_.user_agent;
   for (const std::string& address : opts_.frontiers) links_.emplace_back(address, link_opts);
   report_opts_ = {opts_.id, opts_.respect_nofollow, static_cast<size_t>(opts_.max_links),
-                  opts_.default_retry_delay.count()};
+                  opts_.default_retry_delay.count(),
+                  static_cast<size_t>(opts_.max_sitemap_links)};
   auto fetcher = Fetcher::Start(FetchOptionsOf(opts_));
   if (!fetcher.ok()) return fetcher.status();
   fetcher_ = std::move(*fetcher);

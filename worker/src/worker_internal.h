@@ -32,6 +32,7 @@ struct ReportOptions {
   bool respect_nofollow = true;
   size_t max_links = 2000;
   int64_t default_retry_delay_ms = 60000;
+  size_t max_sitemap_links = 50000;  // 0: sitemaps are not read
 };
 
 // A FRONTIER.DONE command for `result` of `lease`, and the links it reports
@@ -41,6 +42,8 @@ struct Report {
   std::string outcome;
   std::vector<std::string> links;
   int64_t retry_delay_ms = -1;  // the DELAY sent for a 429/503, else -1
+  std::string sitemap;          // "sitemap" or "sitemap index" when the body was one
+  std::string sitemap_note;     // what cut it short (limit, bad XML or gzip), if anything
 };
 
 Report BuildReport(const Lease& lease, const FetchResult& result,

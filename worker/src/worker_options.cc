@@ -138,6 +138,9 @@ void AddOutputKeys(ConfigTable<W>* t) {
   t->Add("parse.respect_nofollow", &W::respect_nofollow, true,
          "Skip rel=nofollow links and pages with meta robots nofollow.");
   t->Add("parse.max_links", &W::max_links, 2000, 1, 1000000, "Links reported per page.");
+  t->Add("parse.max_sitemap_links", &W::max_sitemap_links, 50000, 0, 1000000,
+         "URLs reported per sitemap (an XML <urlset> or <sitemapindex>, plain or gzip; "
+         "robots.txt's Sitemap lines bring them to the crawl); 0 = sitemaps are not read.");
   t->Add("warc.enabled", &W::warc_enabled, true, "Write WARC files.");
   t->Add("warc.dir", &W::warc_dir, "warc", "Directory of the WARC files; created if missing.");
   t->Add("warc.prefix", &W::warc_prefix, "",

@@ -5,6 +5,7 @@
 
 #include "crawlfront/common/url.h"
 #include "crawlfront/worker/links.h"
+#include "crawlfront/worker/sitemap.h"
 #include "worker_internal.h"
 
 namespace crawlfront::worker_internal {
@@ -23,6 +24,19 @@ std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& op
   link_opts.respect_nofollow = opts.respect_nofollow;
   link_opts.max_links = opts.max_links;
   return ExtractLinks(r.body, r.url, link_opts).links;
+}
+
+// Links of a sitemap; a body that is no sitemap leaves *rep as it was.
+void AddSitemapLinks(const FetchResult& r, const ReportOptions& opts, Report* rep) {
+  if (opts.max_sitemap_links == 0) return;
+  SitemapOptions sopts;
+  sopts.max_links = opts.max_sitemap_links;
+  SitemapLinks s = ParseSitemap(r.body, r.url, sopts);
+  if (!s.is_sitemap) return;
+  rep->sitemap = s.index ? "sitemap index" : "sitemap";
+  rep->links = std::move(s.links);
+  if (s.truncated) rep->sitemap_note = "cut at a limit";
+  if (!s.error.empty()) rep->sitemap_note = s.error;
 }
 
 void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
@@ -78,6 +92,8 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
     if (target.ok()) rep.links.push_back(std::move(target->spec));
   } else if (IsHtml(r.Header("content-type"))) {
     rep.links = PageLinks(r, opts);
+  } else if (r.status >= 200 && r.status < 300) {
+    AddSitemapLinks(r, opts, &rep);
   }
   if (!rep.links.empty()) {
     cmd.push_back("LINKS");
@@ -96,7 +112,9 @@ std::string DescribeResult(const Lease& lease, const FetchResult& r, const Repor
   line += " " + std::to_string(r.total_ms) + " ms";
   if (rep.retry_delay_ms >= 0) line += ", retry in " + std::to_string(rep.retry_delay_ms) + " ms";
   if (lease.kind == "page" && rep.outcome == "fetched") {
-    line += ", " + std::to_string(rep.links.size()) + (rep.links.size() == 1 ? " link" : " links");
+    line += ", " + (rep.sitemap.empty() ? "" : rep.sitemap + ": ") +
+            std::to_string(rep.links.size()) + (rep.links.size() == 1 ? " link" : " links");
+    if (!rep.sitemap_note.empty()) line += " (" + rep.sitemap_note + ")";
   }
   if (!response) {  // why: a private address needs no "disallowed" twice
     const bool refused = r.outcome == FetchOutcome::kDisallowed;

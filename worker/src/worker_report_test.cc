@@ -128,6 +128,14 @@ TEST(BuildReportTest, Outcomes) {
        V{"fetched", "STATUS", "200", "MS", "12", "LINKS", "http://site.test/a"}},
       {"not html", page, Response(200, {{"content-type", "text/plain"}}, "<a href=/a>a</a>"),
        V{"fetched", "STATUS", "200", "MS", "12"}},
+      {"sitemap", page,
+       Response(200, {{"content-type", "application/xml"}},
+                "<urlset><url><loc>http://site.test/s?a=1&amp;b=2</loc></url>"
+                "<url><loc>../up</loc></url></urlset>"),
+       V{"fetched", "STATUS", "200", "MS", "12", "LINKS", "http://site.test/s?a=1&b=2",
+         "http://site.test/up"}},
+      {"sitemap with 404", page, Response(404, {}, "<urlset><url><loc>/x</loc></url></urlset>"),
+       V{"fetched", "STATUS", "404", "MS", "12"}},
       {"redirect", page, Response(301, {{"location", "../b#frag"}}, ""),
        V{"fetched", "STATUS", "301", "MS", "12", "LINKS", "http://site.test/b"}},
       {"404", page, Response(404, {}, "x"), V{"fetched", "STATUS", "404", "MS", "12"}},
@@ -175,6 +183,7 @@ TEST(DescribeResultTest, SaysWhy) {
   robots_txt.http_version = "1.1";
   FetchResult robots_down = refused_conn;
   robots_down.url = robots.url;
+  FetchResult index = Response(200, {}, "<sitemapindex><sitemap><loc>/s1.xml</loc></sitemap>");
   FetchResult busy = Response(503, {{"retry-after", "7"}}, "");
   busy.http_version = "1.1";
   struct Case {
@@ -184,6 +193,9 @@ TEST(DescribeResultTest, SaysWhy) {
   };
   const Case cases[] = {
       {page, html, "page http://site.test/dir/page -> fetched status 200 HTTP/2 12 ms, 1 link"},
+      {page, index,
+       "page http://site.test/dir/page -> fetched status 200 12 ms, sitemap index: 1 link "
+       "(xml: no element found at line 1)"},
       {page, busy,
        "page http://site.test/dir/page -> retry status 503 HTTP/1.1 12 ms, retry in 7000 ms"},
       {page, refused_conn,
@@ -201,6 +213,22 @@ TEST(DescribeResultTest, SaysWhy) {
   for (const Case& c : cases) {
     EXPECT_EQ(DescribeResult(c.lease, c.result, BuildReport(c.lease, c.result, opts)), c.line);
   }
+}
+
+// parse.max_sitemap_links caps a sitemap's links (0: sitemaps are not read).
+TEST(BuildReportTest, SitemapLinksAreCapped) {
+  Lease page{"L", "http://site.test/sitemap.xml", 0, 1, "page", "default"};
+  std::string xml = "<urlset>";
+  for (int i = 0; i < 30; ++i) xml += "<url><loc>/p" + std::to_string(i) + "</loc></url>";
+  FetchResult r = Response(200, {{"content-type", "text/xml"}}, xml + "</urlset>");
+  r.url = page.url;
+  ReportOptions opts{"w1", true, 5, 60000, 20};
+  Report capped = BuildReport(page, r, opts);
+  ASSERT_EQ(capped.links.size(), 20u) << "max_links (5) is for HTML pages";
+  EXPECT_EQ(capped.links.back(), "http://site.test/p19");
+  EXPECT_EQ(capped.sitemap_note, "cut at a limit");
+  opts.max_sitemap_links = 0;
+  EXPECT_TRUE(BuildReport(page, r, opts).links.empty());
 }
 
 TEST(BuildReportTest, NofollowCanBeIgnored) {

@@ -65,6 +65,8 @@ po::options_description Describe(Flags& f) {
   add("plain-robots", po::bool_switch(),
       "plain robots.txt everywhere (no 404/500/agent/Crawl-delay variants)");
   add("utf8-only", po::bool_switch(), "no ISO-8859-1 / Shift_JIS pages");
+  add("sitemaps", po::bool_switch(&f.web.sitemaps),
+      "robots.txt names /sitemap.xml: an index of every page (gzip) and of orphan pages");
   add("expect", po::bool_switch(&f.expect), "print the oracle's URL<TAB>STATUS list");
   add("max-depth", po::value(&f.oracle.max_depth), "oracle: deepest depth (default 3)");
   add("robots", po::value(&f.robots),

@@ -22,6 +22,10 @@ std::string RenderPdf(const SimWebOptions& options, const Resource& resource);
 // A valid 1x1 PNG with a text chunk naming the resource.
 std::string RenderPng(const Resource& resource);
 
+// /sitemap.xml (an index), /sitemap-pages.xml.gz (gzip) or
+// /sitemap-orphans.xml of options.sitemaps.
+std::string RenderSitemap(const SimWebOptions& options, const Resource& resource);
+
 // A link-free HTML page for error statuses.
 std::string RenderErrorPage(int status, std::string_view reason);
 

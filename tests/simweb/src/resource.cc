@@ -68,6 +68,11 @@ Resource RoutePath(const SimWebOptions& o, uint32_t host, std::string_view path)
   if (path == "/") return Make(Kind::kPage, host, 0);
   if (path == "/robots.txt") return Make(Kind::kRobots, host);
   if (path == "/error") return Make(Kind::kError, host);
+  if (o.sitemaps) {
+    if (path == "/sitemap.xml") return Make(Kind::kSitemapIndex, host);
+    if (path == "/sitemap-pages.xml.gz") return Make(Kind::kSitemap, host, 0, 0);
+    if (path == "/sitemap-orphans.xml") return Make(Kind::kSitemap, host, 0, 1);
+  }
   auto [head, rest] = SplitSlash(path.substr(1));
   auto [first, second] = SplitSlash(rest);
   auto n = ParseNumber(first);
@@ -83,6 +88,9 @@ Resource RoutePath(const SimWebOptions& o, uint32_t host, std::string_view path)
   }
   if (head == "big" && one && n && *n == 0 && HasBigPage(o, host)) {
     return Make(Kind::kBig, host, 0);
+  }
+  if (head == "orphan" && one && n && *n < kOrphanPages && o.sitemaps) {
+    return Make(Kind::kOrphan, host, *n);
   }
   if (head == "private" && one && n && *n < kPrivatePages) {
     return Make(Kind::kPrivate, host, *n, 0);
@@ -177,6 +185,12 @@ std::string PathOf(const Resource& r) {
       return "/hidden/" + std::string(kHiddenNames[r.b % kHiddenKinds]) + "/" + a;
     case Kind::kCalendar:
       return "/cal/" + a + "/" + std::to_string(r.b);
+    case Kind::kSitemapIndex:
+      return "/sitemap.xml";
+    case Kind::kSitemap:
+      return r.b == 0 ? "/sitemap-pages.xml.gz" : "/sitemap-orphans.xml";
+    case Kind::kOrphan:
+      return "/orphan/" + a;
   }
   return "/not-found";
 }

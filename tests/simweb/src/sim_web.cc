@@ -22,7 +22,11 @@ Response ErrorResponse(int status, std::string_view reason) {
 
 Response RobotsResponse(const SimWebOptions& o, uint32_t host) {
   RobotsFile file = RobotsOf(o, host);
-  if (file.status == 200) return Plain(200, kText, RenderRobots(file, HostName(host)));
+  if (file.status == 200) {
+    std::string body = RenderRobots(file, HostName(host));
+    if (o.sitemaps) body += "\nSitemap: http://" + HostName(host) + "/sitemap.xml\n";
+    return Plain(200, kText, std::move(body));
+  }
   return Plain(file.status, kText,
                file.status == 404 ? "no robots.txt here\n" : "robots.txt unavailable\n");
 }
@@ -108,6 +112,11 @@ Response SimWeb::FetchResource(const Resource& r) const {
       return Plain(200, "application/pdf", RenderPdf(options_, r));
     case Kind::kPng:
       return Plain(200, "image/png", RenderPng(r));
+    case Kind::kSitemapIndex:
+      return Plain(200, "application/xml", RenderSitemap(options_, r));
+    case Kind::kSitemap:
+      return Plain(200, r.b == 0 ? "application/gzip" : "application/xml",
+                   RenderSitemap(options_, r));
     case Kind::kSlow: {
       Response out = HtmlResponse(options_, r);
       Rng rng(KeyOf(options_.seed, r.host, r.a, kSaltDelay));

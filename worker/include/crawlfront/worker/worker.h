@@ -75,6 +75,9 @@ struct WorkerOptions {
   // [parse]
   bool respect_nofollow = true;  // Default: true.
   int64_t max_links = 2000;      // links reported per page. Default: 2000.
+  // <loc> URLs reported per sitemap (sitemaps.org allows 50,000). 0 = do not
+  // read sitemaps. Default: 50000.
+  int64_t max_sitemap_links = 50000;
 
   // [warc]
   bool warc_enabled = true;   // Default: true.

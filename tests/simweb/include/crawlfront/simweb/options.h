@@ -45,6 +45,10 @@ struct SimWebOptions {
   bool robots_variants = true;
   // Some pages in ISO-8859-1 and Shift_JIS. Default: true.
   bool non_utf8_pages = true;
+  // Sitemaps: robots.txt names /sitemap.xml, an index of /sitemap-pages.xml.gz
+  // (every page, gzip) and /sitemap-orphans.xml (/orphan/0..2, pages no
+  // page links to). The oracle does not follow them. Default: false.
+  bool sitemaps = false;
 
   // OK, or InvalidArgument naming the first field out of its bounds.
   Status Validate() const;

@@ -29,6 +29,10 @@ enum class Kind {
   kPrivate,   // /private/<a>, or /private/open/<a> when b = 1; leaf pages
   kHidden,    // /hidden/<HiddenKind b>/<a>: linked only where crawlers must not look
   kCalendar,  // /cal/<a>/<b> (year, month)
+  // With options.sitemaps only:
+  kSitemapIndex,  // /sitemap.xml
+  kSitemap,       // /sitemap-pages.xml.gz (b = 0) or /sitemap-orphans.xml (b = 1)
+  kOrphan,        // /orphan/<a>: a leaf page listed only in a sitemap
 };
 
 // Where the only links to a /hidden/ page live.
@@ -44,6 +48,7 @@ struct Resource {
 };
 
 inline constexpr uint32_t kPrivatePages = 3;
+inline constexpr uint32_t kOrphanPages = 3;
 inline constexpr uint32_t kSearchMaxN = 100;
 inline constexpr uint32_t kCalendarMaxYear = 9999;
 
