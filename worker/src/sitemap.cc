@@ -146,7 +146,7 @@ void OnText(void* data, const XML_Char* text, int len) {
 }
 
 void ParseXml(std::string_view xml, State* s) {
-  XML_Parser p = XML_ParserCreate("UTF-8");
+  XML_Parser p = XML_ParserCreate(nullptr);  // its XML declaration names the encoding
   if (!p) {
     s->out->error = "xml: out of memory";
     return;
