@@ -210,7 +210,8 @@ int Run(const GlobalOptions& g, const RunOptions& o) {
     auto sim = Spawn("simweb",
                      {(bin / "simweb").string(), "--listen", "127.0.0.1:0", "--hosts",
                       std::to_string(o.hosts), "--pages", std::to_string(o.pages), "--seed",
-                      std::to_string(o.seed), "--access-log", (work / "logs/simweb-access.log").string(),
+                      std::to_string(o.seed), "--sitemaps", "--access-log",
+                      (work / "logs/simweb-access.log").string(),
                       "--port-file", (work / "simweb.port").string()},
                      (work / "logs/simweb.log").string());
     if (!sim.ok()) return fail("simweb", sim.status());
