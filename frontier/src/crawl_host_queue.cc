@@ -16,16 +16,34 @@ namespace crawlfront {
 // drop can write them again after its range deletion (a later write in a
 // batch wins over it): their DONE, expiry or a restart finds them as before.
 // The host's pending writes must be flushed.
-Status CrawlCore::KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep) {
+Status CrawlCore::KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep,
+                                    std::vector<KeyValue>* refs) {
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
   for (const std::string& key : h.leased_keys) {
     std::string value;
     rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), cf, key, &value);
     if (s.IsNotFound()) continue;
     CRAWLFRONT_RETURN_IF_ERROR(FromRocks(s));
+    QueueItem item;
+    const bool decoded = DecodeItem(value, &item).ok();
     keep->emplace_back(key, std::move(value));
+    if (!decoded) continue;
+    std::string ref_key = RecrawlKey(h.prefix, item.url), ref;
+    s = store_->db()->Get(rocksdb::ReadOptions(), store_->cf(Cf::kRecrawl), ref_key, &ref);
+    if (s.IsNotFound()) continue;
+    CRAWLFRONT_RETURN_IF_ERROR(FromRocks(s));
+    refs->emplace_back(std::move(ref_key), std::move(ref));
   }
   return Status::Ok();
+}
+
+// A drop's recrawl references (crawl_refetch.cc) go with its entries, so a
+// dropped host or crawl leaves no index behind; those of the leased entries
+// the drop keeps are written back.
+void CrawlCore::DropRecrawlRefs(const std::string& begin, const std::vector<KeyValue>& refs) {
+  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kRecrawl);
+  pending_.DeleteRange(cf, begin, PrefixSuccessor(begin));
+  for (const auto& [key, value] : refs) pending_.Put(cf, key, value);
 }
 
 // RAM side of a drop whose range deletion is in pending_: the host's queued
@@ -57,11 +75,12 @@ Status CrawlCore::DropHost(std::string_view crawl, std::string_view host, uint64
   HostState* h = *found;
   if (h == nullptr || h->rec.queued + h->rec.scheduled == 0) return Status::Ok();
   if (Unwritten(*h)) CRAWLFRONT_RETURN_IF_ERROR(Flush());
-  std::vector<KeyValue> keep;
-  CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(*h, &keep));
+  std::vector<KeyValue> keep, refs;
+  CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(*h, &keep, &refs));
   rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
   pending_.DeleteRange(cf, h->prefix + '\0', h->prefix + '\2');
   for (const auto& [key, value] : keep) pending_.Put(cf, key, value);
+  DropRecrawlRefs(h->prefix, refs);
   const uint64_t n = ForgetQueue(*h);
   CRAWLFRONT_RETURN_IF_ERROR(Flush());
   Reschedule(*h, clock_->NowMs());
@@ -196,19 +215,28 @@ Status CrawlCore::DropCrawl(std::string_view crawl, uint64_t* dropped) {
   if (it == crawls_.end()) return Status::Ok();
   CrawlState& c = *it->second;
   CRAWLFRONT_RETURN_IF_ERROR(Flush());  // the leased entries are read back
-  std::vector<KeyValue> keep;
-  std::set<uint16_t> partitions;
+  std::vector<KeyValue> keep, refs;
+  std::set<uint16_t> partitions, any_host;  // with queue keys; with hosts
   for (uint32_t id : c.hosts) {
     const HostState& h = *hosts_[id];
+    any_host.insert(h.partition);
     if (h.rec.queued + h.rec.scheduled == 0 && h.leased_keys.empty()) continue;  // no keys
     partitions.insert(h.partition);
-    CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(h, &keep));
+    CRAWLFRONT_RETURN_IF_ERROR(KeepLeasedEntries(h, &keep, &refs));
   }
-  if (partitions.empty()) return Status::Ok();
-  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
-  for (uint16_t p : partitions) {
+  auto crawl_begin = [&](uint16_t p) {
     std::string begin = HostPrefix(p, c.id, "");
     begin.resize(begin.size() - 2);  // without the empty host's length
+    return begin;
+  };
+  // Recrawl references outlive their entries (crawl_refetch.cc): hosts
+  // with empty queues may still have some.
+  for (uint16_t p : any_host) DropRecrawlRefs(crawl_begin(p), {});
+  for (const auto& [key, value] : refs) pending_.Put(store_->cf(Cf::kRecrawl), key, value);
+  if (partitions.empty()) return Flush();
+  rocksdb::ColumnFamilyHandle* cf = store_->cf(Cf::kQueue);
+  for (uint16_t p : partitions) {
+    const std::string begin = crawl_begin(p);
     pending_.DeleteRange(cf, begin, PrefixSuccessor(begin));
   }
   for (const auto& [key, value] : keep) pending_.Put(cf, key, value);

@@ -157,5 +157,43 @@ TEST_F(RefetchTest, AnUnreadableReferenceIsReplaced) {
   EXPECT_EQ(q[1].due_ms, now + 5'000);
 }
 
+// FRONTIER.HOST h DROP and FRONTIER.DROPCRAWL take the host's or crawl's
+// recrawl references with them, but keep those of leased entries, which
+// the drop keeps: a REFETCH still finds such an entry.
+TEST_F(RefetchTest, DropsTakeTheirReferencesButNotALeasedOnes) {
+  auto refs = [&] {
+    size_t n = 0;
+    std::unique_ptr<rocksdb::Iterator> it(
+        store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kRecrawl)));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    EXPECT_TRUE(it->status().ok());
+    return n;
+  };
+  FetchOnce("http://a.test/1");
+  FetchOnce("http://b.test/1");
+  const int64_t now = clock_.NowMs();
+  EXPECT_EQ(Refetch("http://a.test/1", now + 5'000), Kind::kRecrawl);
+  EXPECT_EQ(Refetch("http://b.test/1", now), Kind::kRecrawl);
+  auto leased = LeaseN(5);
+  ASSERT_EQ(leased.size(), 1u);
+  EXPECT_EQ(leased[0].url, "http://b.test/1");
+  EXPECT_EQ(refs(), 2u);
+
+  uint64_t dropped = 0;
+  ASSERT_TRUE(core_->DropHost("", "a.test", &dropped).ok());
+  EXPECT_EQ(dropped, 1u);
+  EXPECT_EQ(refs(), 1u) << "a.test's reference went with its entry";
+
+  ASSERT_TRUE(core_->DropCrawl("", &dropped).ok());
+  EXPECT_EQ(refs(), 1u) << "the leased entry and its reference stay";
+  EXPECT_EQ(Refetch("http://b.test/1", now + 1), Kind::kSeen) << "found, not queued twice";
+  EXPECT_EQ(Queue("b.test").size(), 1u);
+
+  EXPECT_TRUE(Done(leased[0], Fetched()));
+  ASSERT_TRUE(core_->DropCrawl("", &dropped).ok());
+  EXPECT_EQ(dropped, 0u);
+  EXPECT_EQ(refs(), 0u) << "a stale reference of an empty queue goes too";
+}
+
 }  // namespace
 }  // namespace crawlfront

@@ -450,7 +450,9 @@ class CrawlCore {
 
   // crawl_host_queue.cc
   using KeyValue = std::pair<std::string, std::string>;
-  Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep);
+  Status KeepLeasedEntries(const HostState& h, std::vector<KeyValue>* keep,
+                           std::vector<KeyValue>* refs);
+  void DropRecrawlRefs(const std::string& begin, const std::vector<KeyValue>& refs);
   uint64_t ForgetQueue(HostState& h);
   void BetweenScanChunks();  // lets other calls take the lock
   void NoteQueued(HostState& h, std::string_view key) {
