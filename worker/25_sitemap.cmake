@@ -5,7 +5,7 @@ crawlfront_module(NAME sitemap
   DEPS crawlfront_url PkgConfig::EXPAT ZLIB::ZLIB)
 crawlfront_test(NAME sitemap_test
   SOURCES src/sitemap_test.cc
-  DEPS crawlfront_sitemap ZLIB::ZLIB)
+  DEPS crawlfront_sitemap crawlfront_simweb_encoding)
 crawlfront_fuzzer(NAME sitemap_fuzzer
   SOURCES src/sitemap_fuzzer.cc
   DEPS crawlfront_sitemap)

@@ -8,5 +8,5 @@ if(CRAWLFRONT_BUILD_TESTS)
   target_link_libraries(crawlfront_fetch_test_server PUBLIC Threads::Threads)
   crawlfront_test(NAME fetcher_test
     SOURCES src/fetcher_test.cc
-    DEPS crawlfront_fetch crawlfront_fetch_test_server ZLIB::ZLIB)
+    DEPS crawlfront_fetch crawlfront_fetch_test_server crawlfront_simweb_encoding)
 endif()

@@ -3,12 +3,12 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 #include <thread>
 
+#include "crawlfront/simweb/encoding.h"
 #include "fetcher_test_server.h"
 #include "fetcher_transfer.h"
 
@@ -19,17 +19,7 @@ using testing::TestHttpServer;
 using testing::TestResponse;
 
 std::string Gzip(const std::string& plain) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, plain.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-  zs.avail_in = static_cast<uInt>(plain.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
+  return simweb::Encode(simweb::ContentCoding::kGzip, plain);
 }
 
 // Routes of the test site.

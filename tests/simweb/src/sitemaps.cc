@@ -2,8 +2,7 @@
 // host's pages and a plain one of its orphan pages, which nothing links to,
 // so only a crawler that reads sitemaps finds them.
 
-#include <zlib.h>
-
+#include "crawlfront/simweb/encoding.h"
 #include "crawlfront/simweb/resource.h"
 #include "render.h"
 
@@ -15,21 +14,6 @@ constexpr std::string_view kNs = "xmlns=\"http://www.sitemaps.org/schemas/sitema
 
 std::string Loc(uint32_t host, const std::string& path) {
   return "<loc>http://" + HostName(host) + path + "</loc>";
-}
-
-// A gzip file (not a Content-Encoding): what a server stores as .xml.gz.
-std::string Gzip(const std::string& in) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, in.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 }  // namespace
@@ -50,7 +34,7 @@ std::string RenderSitemap(const SimWebOptions& o, const Resource& r) {
       out += "  <url>" + Loc(r.host, PathOf(Resource{Kind::kPage, r.host, p, 0})) +
              "<changefreq>daily</changefreq></url>\n";
     }
-    return Gzip(out + "</urlset>\n");
+    return Encode(ContentCoding::kGzip, out + "</urlset>\n");  // a .xml.gz file
   }
   for (uint64_t a = 0; a < kOrphanPages; ++a) {
     out += "  <url>" + Loc(r.host, PathOf(Resource{Kind::kOrphan, r.host, a, 0})) + "</url>\n";
