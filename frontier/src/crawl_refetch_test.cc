@@ -195,5 +195,51 @@ TEST_F(RefetchTest, DropsTakeTheirReferencesButNotALeasedOnes) {
   EXPECT_EQ(refs(), 0u) << "a stale reference of an empty queue goes too";
 }
 
+// A DONE that says its body was a sitemap queues the URL again
+// crawl.sitemap_refetch after the read, so what a site adds to it is found;
+// its own links (itself included) are plain links, so nothing piles up, and
+// a read that is no sitemap any more ends it.
+TEST_F(RefetchTest, AReadSitemapIsQueuedAgainAfterSitemapRefetch) {
+  const std::string sitemap = "http://a.test/sitemap.xml";
+  DoneReport read = Fetched(200, {sitemap, "http://a.test/new"});
+  read.sitemap = true;
+  AddUrls({sitemap});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  ASSERT_TRUE(Done(l[0], read));
+  l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].url, "http://a.test/new") << "sitemap_refetch 0: the sitemap is read once";
+  ASSERT_TRUE(Done(l[0], Fetched()));
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u);
+
+  Close();
+  CrawlOptions o = NoRobotsOptions();
+  o.sitemap_refetch = std::chrono::milliseconds(60'000);
+  Open(o);
+  ASSERT_EQ(Refetch(sitemap, clock_.NowMs()), Kind::kRecrawl);
+  for (int read_no = 1; read_no <= 2; ++read_no) {
+    l = LeaseN(5);
+    ASSERT_EQ(l.size(), 1u) << "read " << read_no;
+    ASSERT_EQ(l[0].url, sitemap);
+    EXPECT_EQ(l[0].attempt, 1u);
+    const int64_t read_at = clock_.NowMs();
+    ASSERT_TRUE(Done(l[0], read));
+    auto q = Queue();
+    ASSERT_EQ(q.size(), 1u) << "one entry: the recrawl, not the link to itself";
+    EXPECT_EQ(q[0].state, State::kScheduled);
+    EXPECT_EQ(q[0].due_ms, read_at + 60'000);
+    clock_.Advance(59'999);
+    EXPECT_TRUE(LeaseN(5).empty()) << "1 ms before it is due";
+    clock_.Advance(1);
+  }
+  l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u);
+  ASSERT_TRUE(Done(l[0], Fetched(404)));
+  EXPECT_EQ(core_->Stats("").urls_queued, 0u) << "a read that was no sitemap ends it";
+  clock_.Advance(120'000);
+  EXPECT_TRUE(LeaseN(5).empty());
+}
+
 }  // namespace
 }  // namespace crawlfront

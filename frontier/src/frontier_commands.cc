@@ -271,7 +271,7 @@ void LeaseCmd(CallContext& ctx, FrontierNode& node) {
 }
 
 // FRONTIER.DONE worker lease outcome [STATUS c] [MS ms] [DELAY ms] [REASON t]
-//               [BODY b] [LINKS url ...]
+//               [BODY b] [SITEMAP 0|1] [LINKS url ...]
 void DoneCmd(CallContext& ctx, FrontierNode& node) {
   auto args = ctx.args();
   auto outcome = ParseDoneOutcome(args[3]);
@@ -285,15 +285,15 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
       break;
     }
   }
-  if (!o.Parse(args.subspan(0, links_at), 4, "", {"STATUS", "MS", "DELAY", "REASON", "BODY"},
+  if (!o.Parse(args.subspan(0, links_at), 4, "", {"STATUS", "MS", "DELAY", "REASON", "BODY", "SITEMAP"},
                &err)) {
     return ctx.reply().Error(err);
   }
   DoneReport r;
   r.outcome = *outcome;
-  int64_t status = 0, ms = 0, delay = 0;
+  int64_t status = 0, ms = 0, delay = 0, sitemap = 0;
   if (!o.Int("STATUS", 0, 999, &status, &err) || !o.Int("MS", 0, INT64_MAX, &ms, &err) ||
-      !o.Int("DELAY", 0, INT64_MAX, &delay, &err)) {
+      !o.Int("DELAY", 0, INT64_MAX, &delay, &err) || !o.Int("SITEMAP", 0, 1, &sitemap, &err)) {
     return ctx.reply().Error(err);
   }
   r.http_status = static_cast<int>(status);
@@ -301,6 +301,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.retry_delay_ms = delay;
   r.reason = o.Get("REASON");
   r.body = o.Get("BODY");
+  r.sitemap = sitemap == 1;
   if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
   bool known = false;
   Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {

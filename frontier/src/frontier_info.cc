@@ -99,6 +99,8 @@ void RobotsSection(std::string* out, const FrontierOptions& o) {
   out->append("# Robots\r\n");
   Line(out, "robots_user_agent",
        o.respect_robots ? std::string(RobotsProductToken(o.user_agent)) : "");
+  // Workers mark sitemaps in their DONEs (SITEMAP 1) only when this is set.
+  Line(out, "sitemap_refetch_ms", std::to_string(o.sitemap_refetch.count()));
 }
 
 }  // namespace

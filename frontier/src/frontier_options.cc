@@ -142,6 +142,10 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "Longest wait between robots.txt retries. After crawl.max_attempts failures in a row "
          "the host's queued pages count as robots-blocked, and robots.txt is asked again "
          "after this long.");
+  t->Add("crawl.sitemap_refetch", &F::sitemap_refetch, milliseconds(0), milliseconds(0), kYear,
+         "A sitemap (or sitemap index) is fetched again this long after it was read, so URLs a "
+         "site adds to its sitemaps later are found; 0 = each sitemap is read once. A crawl "
+         "with it set never finishes: its sitemaps are always queued again.");
   t->Add("crawl.queue_heads_bytes", &F::queue_heads_bytes, int64_t{256} << 20, 0,
          int64_t{1} << 40,
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "
@@ -234,6 +238,7 @@ CrawlOptions CrawlOptionsOf(const F& o) {
   c.robots_ttl = o.robots_ttl;
   c.robots_error_backoff = o.robots_error_backoff;
   c.robots_error_retry = o.robots_error_retry;
+  c.sitemap_refetch = o.sitemap_refetch;
   c.queue_heads_bytes = static_cast<uint64_t>(o.queue_heads_bytes);
   c.url.host_key_mode =
       o.host_key == "registered-domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;

@@ -53,6 +53,10 @@ TEST(FrontierOptionsTest, ConversionsCarryValues) {
   ASSERT_TRUE(FrontierConfigTable().ApplyOverride("crawl.robots_error_backoff=5s", &o).ok());
   EXPECT_EQ(CrawlOptionsOf(o).robots_error_backoff.count(), 5'000);
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("crawl.robots_error_backoff=2d", &o).ok());
+  EXPECT_EQ(CrawlOptionsOf(o).sitemap_refetch.count(), 0);  // off by default
+  ASSERT_TRUE(FrontierConfigTable().ApplyOverride("crawl.sitemap_refetch=24h", &o).ok());
+  EXPECT_EQ(CrawlOptionsOf(o).sitemap_refetch.count(), 86'400'000);
+  EXPECT_FALSE(FrontierConfigTable().ApplyOverride("crawl.sitemap_refetch=-1s", &o).ok());
   EXPECT_EQ(CrawlOptionsOf(o).url.host_key_mode, HostKeyMode::kRegisteredDomain);
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.mode=fast", &o).ok());
   EXPECT_FALSE(FrontierConfigTable().ApplyOverride("seen.partitions=0", &o).ok());

@@ -245,6 +245,14 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
     for (auto& u : urls) {
       links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});
     }
+    // A sitemap read is queued again as its recrawl, so that what a site adds
+    // to it later is found; its own links never do that (no loops).
+    if (report.sitemap && !robots && report.outcome == DoneOutcome::kFetched &&
+        options_.sitemap_refetch.count() > 0) {
+      const QueueItem& item = l->rec.item;
+      links.push_back(AddRequest{item.url, item.depth, item.priority, item.parent,
+                                 now + options_.sitemap_refetch.count()});
+    }
     EndLease(id, *l);
     CRAWLFRONT_RETURN_IF_ERROR(Finish(ticket));
     using Place = HostState::Place;

@@ -238,6 +238,8 @@ TEST_F(BadInputTest, UnknownCommandsAndWrongArityGetErrorsAndKeepTheConnection) 
        "ERR STATUS must be an integer in [0, 999]"},
       {{"FRONTIER.DONE", "w", "id", "fetched", "STATUS", "200", "status", "1000"},
        "ERR STATUS must be an integer in [0, 999]"},  // the last one counts
+      {{"FRONTIER.DONE", "w", "id", "fetched", "SITEMAP", "yes"},
+       "ERR SITEMAP must be an integer in [0, 1]"},
       {{"FRONTIER.ADDX", "depth", "1", "http://a.test/"},
        "ERR unknown option 'http://a.test/'"},
       {{"FRONTIER.ADDX", "depth", "1"}, "ERR expected URLS before the list"},

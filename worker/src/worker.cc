@@ -174,6 +174,7 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
     InFlight job = std::move(it->second);
     in_flight_.erase(it);
     last_activity_ = Clock::now();
+    report_opts_.mark_sitemaps = links_[job.link].marks_sitemaps();
     worker_internal::Report rep =
         worker_internal::BuildReport(job.lease, r, report_opts_);
     if (warc_ != nullptr && r.outcome == FetchOutcome::kResponse) {

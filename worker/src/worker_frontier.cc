@@ -135,6 +135,9 @@ Status FrontierLink::CheckRobotsToken() {
   const std::optional<std::string> field =
       reply->is_error() ? std::nullopt : InfoField(reply->str, "robots_user_agent");
   const std::string theirs = field.value_or("");
+  const std::optional<std::string> refetch =
+      reply->is_error() ? std::nullopt : InfoField(reply->str, "sitemap_refetch_ms");
+  marks_sitemaps_ = refetch && !refetch->empty() && *refetch != "0";
   const std::string_view ours = RobotsProductToken(options_.user_agent);
   if (!field) {
     fatal_ = Status::InvalidArgument(

@@ -33,6 +33,7 @@ struct ReportOptions {
   size_t max_links = 2000;
   int64_t default_retry_delay_ms = 60000;
   size_t max_sitemap_links = 50000;  // 0: sitemaps are not read
+  bool mark_sitemaps = false;        // DONE says SITEMAP 1 for a sitemap's body
 };
 
 // A FRONTIER.DONE command for `result` of `lease`, and the links it reports
@@ -121,6 +122,9 @@ class FrontierLink {
   size_t ReturnLeases(const std::string& worker_id, const std::vector<std::string>& lease_ids);
   // Connections made after the first one.
   uint64_t reconnects() const { return reconnects_; }
+  // The frontier queues read sitemaps again (INFO robots sitemap_refetch_ms
+  // > 0), so DONEs mark them; an older frontier would refuse the option.
+  bool marks_sitemaps() const { return marks_sitemaps_; }
 
  private:
   struct PendingDone {
@@ -145,6 +149,7 @@ class FrontierLink {
   std::chrono::steady_clock::time_point next_attempt_{};
   std::unique_ptr<RespClient> client_;
   Status fatal_;
+  bool marks_sitemaps_ = false;
   uint64_t connects_ = 0;
   uint64_t reconnects_ = 0;
   // The current run of failed connects: how many, since when, last warning.

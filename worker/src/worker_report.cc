@@ -95,6 +95,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
   } else if (r.status >= 200 && r.status < 300) {
     AddSitemapLinks(r, opts, &rep);
   }
+  if (!rep.sitemap.empty() && opts.mark_sitemaps) cmd.insert(cmd.end(), {"SITEMAP", "1"});
   if (!rep.links.empty()) {
     cmd.push_back("LINKS");
     cmd.insert(cmd.end(), rep.links.begin(), rep.links.end());

@@ -231,6 +231,29 @@ TEST(BuildReportTest, SitemapLinksAreCapped) {
   EXPECT_TRUE(BuildReport(page, r, opts).links.empty());
 }
 
+// SITEMAP 1 goes only to a frontier that reads sitemaps again (an older one
+// refuses the option), and only for a body that was a sitemap.
+TEST(BuildReportTest, SitemapsAreMarkedForAFrontierThatRereadsThem) {
+  Lease page{"L", "http://site.test/sitemap.xml", 0, 1, "page", "default"};
+  FetchResult r = Response(200, {{"content-type", "text/xml"}},
+                           "<sitemapindex><sitemap><loc>/s1.xml</loc></sitemap></sitemapindex>");
+  r.url = page.url;
+  ReportOptions opts{"w1", true, 5, 60000, 20};
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command),
+            (V{"fetched", "STATUS", "200", "MS", "12", "LINKS", "http://site.test/s1.xml"}));
+  opts.mark_sitemaps = true;
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command),
+            (V{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1", "LINKS",
+               "http://site.test/s1.xml"}));
+  r.body = "<urlset></urlset>";  // a sitemap without links is still read again
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command),
+            (V{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1"}));
+  r.body = "<html>no sitemap</html>";
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command),
+            (V{"fetched", "STATUS", "200", "MS", "12"}));
+}
+
 TEST(BuildReportTest, NofollowCanBeIgnored) {
   Lease page{"L", "http://site.test/", 0, 1, "page", "default"};
   FetchResult r = Response(200, {{"content-type", "text/html"}},

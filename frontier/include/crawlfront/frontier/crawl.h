@@ -102,6 +102,7 @@ struct DoneReport {
   int64_t retry_delay_ms = 0; // retry: earliest retry (Retry-After)
   std::string reason;         // failed, disallowed, retry
   std::string body;           // robots: the robots.txt bytes
+  bool sitemap = false;       // fetched: the body was a sitemap or sitemap index
   std::vector<std::string> links;  // fetched: absolute URLs (3xx: Location)
 };
 

@@ -91,6 +91,10 @@ struct CrawlOptions {
   // Defaults: 1 min, 1 h.
   std::chrono::milliseconds robots_error_backoff{60 * 1000};
   std::chrono::milliseconds robots_error_retry{3600 * 1000};
+  // A sitemap a worker read (DONE ... SITEMAP 1) is queued again this long
+  // after, so the URLs a site adds to it later are found. 0: each sitemap is
+  // read once. A crawl with it never finishes. Default: 0.
+  std::chrono::milliseconds sitemap_refetch{0};
 
   // ---- Canonicalization ---------------------------------------------------
   // How URLs are canonicalized and what a politeness queue is keyed by

@@ -58,6 +58,7 @@ struct FrontierOptions {
   std::string user_agent;
   bool respect_robots = true;
   std::chrono::milliseconds robots_ttl{}, robots_error_backoff{}, robots_error_retry{};
+  std::chrono::milliseconds sitemap_refetch{};
   std::chrono::milliseconds lease_check_interval{};
   int64_t queue_heads_bytes = 0;
   // [url]
