@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     std::cout << "usage: crawl-frontier [--config FILE] [--set key=value ...] [flags]\n\n"
                  "The crawl frontier: seen-set, host queues, leases; RESP server and status "
                  "page.\nSample config: configs/frontier.toml. docs/operations.md explains "
-                 "running it.\n\n"
+                 "running it.\nSIGTERM/SIGINT stop it cleanly (a second one exits at once); SIGHUP reopens "
+                 "log.file (after logrotate moved it).\n\n"
               << table.HelpText(FrontierFlagAliases());
     return 0;
   }
@@ -58,7 +59,9 @@ int main(int argc, char** argv) {
                  "server.auth_token first\n", options->listen.c_str());
     return 2;
   }
-  Status log = InitLogging("crawl-frontier", options->log_level, options->log_file);
+  Status log = InitLogging("crawl-frontier", options->log_level, options->log_file,
+                           {static_cast<uint64_t>(options->log_max_file_bytes),
+                            static_cast<int>(options->log_max_files)});
   if (!log.ok()) {
     std::fprintf(stderr, "crawl-frontier: %s\n", log.message().c_str());
     return 2;
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
+  LogReopenOnSighup reopen_log;
 
   auto node = FrontierNode::Open(*options);
   if (!node.ok()) {

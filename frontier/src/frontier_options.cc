@@ -168,6 +168,11 @@ void AddUrlAndMiscKeys(ConfigTable<F>* t) {
   t->AddEnum("log.level", &F::log_level, "info",
              {"trace", "debug", "info", "warn", "error", "critical", "off"}, "Log level.");
   t->Add("log.file", &F::log_file, "", "Log file; empty logs to stderr.");
+  t->Add("log.max_file_bytes", &F::log_max_file_bytes, 0, 0, INT64_MAX,
+         "Past this size the log file is renamed FILE.1 (FILE.1 to FILE.2, ...) and a new one "
+         "starts; 0 = never (rotate with logrotate: SIGHUP reopens the file).");
+  t->Add("log.max_files", &F::log_max_files, 5, 1, 1000,
+         "Rotated log files kept (FILE.1 ... FILE.N) when log.max_file_bytes is set.");
 }
 
 }  // namespace

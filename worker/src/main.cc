@@ -37,7 +37,7 @@ constexpr const char* kUsage =
     "                    [--worker-id ID] [--log-level LEVEL] [--robots-token]\n\n"
     "Leases URLs from the frontiers, fetches them, writes WARC and reports back.\n"
     "--frontier and --connect-to may be repeated; their values replace the\n"
-    "config file's list. SIGTERM/SIGINT stop it cleanly; a second one exits at once.\n"
+    "config file's list. SIGTERM/SIGINT stop it cleanly; a second one exits at once.\nSIGHUP reopens log.file (after logrotate moved it).\n"
     "--robots-token prints the robots.txt product token of fetch.user_agent (what\n"
     "the frontiers' crawl.user_agent must be) and exits.\n\nKeys:\n";
 
@@ -149,13 +149,16 @@ int main(int argc, char** argv) {
     std::printf("%s\n", std::string(crawlfront::RobotsProductToken(opts->user_agent)).c_str());
     return 0;
   }
-  crawlfront::Status log = crawlfront::InitLogging("crawl-worker", opts->log_level, opts->log_file);
+  crawlfront::Status log = crawlfront::InitLogging(
+      "crawl-worker", opts->log_level, opts->log_file,
+      {static_cast<uint64_t>(opts->log_max_file_bytes), static_cast<int>(opts->log_max_files)});
   if (!log.ok()) {
     std::fprintf(stderr, "crawl-worker: %s\n", log.ToString().c_str());
     return 2;
   }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
+  crawlfront::LogReopenOnSighup reopen_log;
   auto worker = crawlfront::Worker::Open(std::move(*opts));
   if (!worker.ok()) {
     std::fprintf(stderr, "crawl-worker: %s\n", worker.status().ToString().c_str());

@@ -133,5 +133,28 @@ TEST_F(WorkerTest, BinarySecondSignalExitsAtOnce) {
   http_.OpenGate();
 }
 
+// SIGHUP (logrotate's signal after it moved the file) starts a new log file;
+// the worker goes on and stops cleanly.
+TEST_F(WorkerTest, BinaryReopensItsLogFileOnSighup) {
+  frontier_.Add("P1", "http://site.test/index.html", "page");
+  auto server = frontier_.Start(0);
+  ASSERT_NE(server, nullptr);
+  const std::string log = (dir_ / "w.log").string();
+  std::vector<std::string> args = SiteArgs(server->port(), http_.port(), dir_);
+  args.insert(args.end(), {"--set", "log.file=" + log});
+  const pid_t pid = SpawnWorker(args, (dir_ / "out").string());
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor([&] { return frontier_.done_count() == 1; }));
+  fs::rename(log, dir_ / "moved.log");
+  kill(pid, SIGHUP);
+  const bool reopened = WaitFor([&] {
+    return ReadFile(log).find("SIGHUP: log file reopened") != std::string::npos;
+  });
+  kill(pid, SIGTERM);
+  EXPECT_TRUE(reopened) << ReadFile(log);
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(20)), 0);
+  EXPECT_NE(ReadFile((dir_ / "moved.log").string()).find("index.html"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace crawlfront

@@ -153,6 +153,11 @@ void AddOutputKeys(ConfigTable<W>* t) {
   t->AddEnum("log.level", &W::log_level, "info",
              {"trace", "debug", "info", "warn", "error", "critical", "off"}, "Log level.");
   t->Add("log.file", &W::log_file, "", "Log file; empty logs to stderr.");
+  t->Add("log.max_file_bytes", &W::log_max_file_bytes, 0, 0, INT64_MAX,
+         "Past this size the log file is renamed FILE.1 (FILE.1 to FILE.2, ...) and a new one "
+         "starts; 0 = never (rotate with logrotate: SIGHUP reopens the file).");
+  t->Add("log.max_files", &W::log_max_files, 5, 1, 1000,
+         "Rotated log files kept (FILE.1 ... FILE.N) when log.max_file_bytes is set.");
 }
 
 }  // namespace

@@ -72,6 +72,8 @@ struct FrontierOptions {
   // [log]
   std::string log_level;
   std::string log_file;
+  int64_t log_max_file_bytes = 0;
+  int64_t log_max_files = 5;
 };
 
 // Every key with bounds, default and help (built once; thread-safe).

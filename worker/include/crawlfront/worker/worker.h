@@ -91,6 +91,10 @@ struct WorkerOptions {
   // [log]
   std::string log_level = "info";  // Default: "info".
   std::string log_file;            // "" = stderr. Default: "".
+  // Past this size the log file rotates (FILE.1 ... FILE.<log_max_files>);
+  // 0 = never (logrotate and SIGHUP instead). Defaults: 0, 5.
+  int64_t log_max_file_bytes = 0;
+  int64_t log_max_files = 5;
 };
 
 // The configuration table of WorkerOptions (keys, bounds, defaults, help).
