@@ -245,6 +245,7 @@ std::string EncodeRobotsRecord(const RobotsRecord& r) {
   v.push_back(static_cast<char>(r.state));
   AppendBe64(&v, static_cast<uint64_t>(r.expires_ms));
   PutStr(&v, r.rules);
+  AppendBe32(&v, r.errors);
   return v;
 }
 
@@ -252,7 +253,11 @@ Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r) {
   Reader rd(bytes);
   uint8_t state;
   if (!rd.Byte(&state) || state > static_cast<uint8_t>(RobotsState::kManual) ||
-      !rd.I64(&r->expires_ms) || !rd.Str(&r->rules) || !rd.empty()) {
+      !rd.I64(&r->expires_ms) || !rd.Str(&r->rules)) {
+    return Status::Corruption("bad robots record");
+  }
+  r->errors = 0;  // older versions kept the count in RAM only
+  if (!rd.empty() && (!rd.U32(&r->errors) || !rd.empty())) {
     return Status::Corruption("bad robots record");
   }
   r->state = static_cast<RobotsState>(state);

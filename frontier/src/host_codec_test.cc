@@ -46,10 +46,18 @@ TEST(HostCodecTest, RecordsRoundTripAndTruncationIsCorruption) {
   EXPECT_EQ(old.leased, 2u);
   EXPECT_EQ(old.seq_mark, 0u);
   EXPECT_FALSE(DecodeHostRecord("xyz", &hb).ok());
-  RobotsRecord rr{RobotsState::kError, 77, "rules"}, rb;
+  RobotsRecord rr{RobotsState::kError, 77, "rules", 3}, rb;
   ASSERT_TRUE(DecodeRobotsRecord(EncodeRobotsRecord(rr), &rb).ok());
   EXPECT_EQ(rb.state, RobotsState::kError);
   EXPECT_EQ(rb.rules, "rules");
+  EXPECT_EQ(rb.errors, 3u);
+  // An older version's record has no failure count: 0.
+  const std::string encoded = EncodeRobotsRecord(rr);
+  ASSERT_TRUE(DecodeRobotsRecord(encoded.substr(0, encoded.size() - 4), &rb).ok());
+  EXPECT_EQ(rb.errors, 0u);
+  EXPECT_EQ(rb.expires_ms, 77);
+  EXPECT_FALSE(DecodeRobotsRecord(encoded.substr(0, encoded.size() - 2), &rb).ok());
+  EXPECT_FALSE(DecodeRobotsRecord(encoded + "x", &rb).ok());
   EXPECT_FALSE(DecodeRobotsRecord(std::string("\x09", 1) + EncodeRobotsRecord(rr).substr(1), &rb).ok());
 }
 

@@ -58,8 +58,9 @@ Status RestoreRobots(std::string_view origin, const RobotsRecord& r, HostState& 
     h.robots_state = r.state;
     h.robots_expires_ms = r.expires_ms;
     h.robots = std::move(shared);
+    h.robots_errors = r.errors;
   } else {
-    h.other_robots[std::string(origin)] = {r.state, r.expires_ms, std::move(shared), 0};
+    h.other_robots[std::string(origin)] = {r.state, r.expires_ms, std::move(shared), r.errors};
   }
   return Status::Ok();
 }

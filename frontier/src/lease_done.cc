@@ -154,7 +154,8 @@ void CrawlCore::SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
   h.robots_state = state;
   h.robots_expires_ms = expires_ms;
   h.robots = std::move(rules);
-  RobotsRecord r{state, expires_ms, h.robots ? h.robots->Serialize() : RobotsRules().Serialize()};
+  RobotsRecord r{state, expires_ms, h.robots ? h.robots->Serialize() : RobotsRules().Serialize(),
+                h.robots_errors};
   batch->Put(store_->cf(Cf::kHost), RobotsKey(h.prefix, h.robots_origin), EncodeRobotsRecord(r));
   // An older version's record (no origin), if any, is superseded.
   if (!h.robots_origin.empty()) batch->Delete(store_->cf(Cf::kHost), RobotsKey(h.prefix, ""));

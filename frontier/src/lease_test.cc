@@ -188,6 +188,27 @@ TEST_F(LeaseTest, RobotsRetriesBackOffAndASuccessStartsAgain) {
   fail_and_wait(RobotsBody("", 500), 1000);
 }
 
+// The count of failures in a row is stored with the origin's robots record:
+// a restart does not send a failing host back to the first, shortest wait.
+TEST_F(LeaseTest, RobotsBackoffSurvivesARestart) {
+  CrawlOptions o = TestOptions();
+  o.robots_error_backoff = std::chrono::milliseconds(1000);
+  o.robots_error_retry = std::chrono::milliseconds(60'000);
+  o.max_attempts = 10;
+  Open(o);
+  AddUrls({"http://a.test/1"});
+  for (int64_t want : {1000, 2000, 4000}) {
+    auto r = LeaseN(5);
+    ASSERT_EQ(r.size(), 1u) << "wait " << want;
+    ASSERT_EQ(r[0].kind, LeaseKind::kRobots);
+    EXPECT_TRUE(Done(r[0], RobotsBody("", 500)));
+    EXPECT_EQ(core_->ListHosts("", 1).at(0).ready_in_ms, want);
+    Reopen();
+    EXPECT_EQ(core_->ListHosts("", 1).at(0).robots_state, "error");
+    clock_.Advance(want);
+  }
+}
+
 // Simulated crawl of several hosts: lease times of one host are never closer
 // than its delay (configured, robots Crawl-delay, or operator override).
 TEST_F(LeaseTest, PolitenessDelaysHoldOverASimulatedCrawl) {

@@ -125,6 +125,7 @@ struct RobotsRecord {
   RobotsState state = RobotsState::kNone;
   int64_t expires_ms = 0;
   std::string rules;  // RobotsRules::Serialize()
+  uint32_t errors = 0;  // failed fetches in a row (absent in older versions: 0)
 };
 std::string EncodeRobotsRecord(const RobotsRecord& r);
 Status DecodeRobotsRecord(std::string_view bytes, RobotsRecord* r);
@@ -182,7 +183,7 @@ struct HostState {
   RobotsState robots_state = RobotsState::kNone;
   int64_t robots_expires_ms = 0;
   std::shared_ptr<const RobotsRules> robots;  // null = no rules
-  uint32_t robots_errors = 0;  // failed robots fetches in a row (RAM only)
+  uint32_t robots_errors = 0;  // failed robots fetches in a row
   // The origin the robots_* fields above are for (empty: not known yet, the
   // next page's origin adopts them), and the rules of the queue's other
   // origins, swapped in by UseRobotsOf when a page of theirs comes up.
