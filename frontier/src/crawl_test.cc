@@ -58,6 +58,40 @@ TEST_F(CrawlAddTest, DuplicatesWithinOneCallCountOnce) {
   EXPECT_EQ(core_->Stats("").urls_queued, 2u);
 }
 
+// A call longer than kAddChunk is added in pieces (other clients get the
+// lock between them) but answers as one call: a result per URL in order,
+// and a URL listed again in a later piece is seen, with one recrawl.
+TEST_F(CrawlAddTest, ALongCallIsAnsweredAsOne) {
+  Open(NoRobotsOptions());
+  const size_t n = 2 * CrawlCore::kAddChunk + 100;
+  const int64_t due = clock_.NowMs() + 5000;
+  std::vector<AddRequest> req;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 500 == 7) {
+      req.push_back(AddRequest{"ftp://bad/" + std::to_string(i), 0, 0, "", 0});
+    } else if (i >= CrawlCore::kAddChunk + 50) {  // repeats of the first piece's URLs
+      req.push_back(AddRequest{"http://a.test/" + std::to_string(i - CrawlCore::kAddChunk - 50),
+                               0, 0, "", i % 2 ? due : 0});
+    } else {
+      req.push_back(AddRequest{"http://a.test/" + std::to_string(i), 0, 0, "", i % 2 ? due : 0});
+    }
+  }
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("", req, &out).ok());
+  ASSERT_EQ(out.size(), n);
+  size_t added = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool bad = req[i].url.starts_with("ftp:");
+    const size_t first = i - CrawlCore::kAddChunk - 50;  // the repeated URL's index
+    const bool repeat = i >= CrawlCore::kAddChunk + 50 && first % 500 != 7;
+    const Kind want = bad ? Kind::kRejected : repeat ? Kind::kSeen : Kind::kNew;
+    ASSERT_EQ(out[i].kind, want) << i << " " << req[i].url;
+    added += want == Kind::kNew;
+  }
+  EXPECT_EQ(core_->Stats("").urls_seen, added);
+  EXPECT_EQ(core_->Stats("").urls_queued, added) << "a repeated recrawl is queued once";
+}
+
 TEST_F(CrawlAddTest, CrawlIdsAreIsolated) {
   Open(NoRobotsOptions());
   EXPECT_EQ(AddUrls({"http://a.test/1"})[0].kind, Kind::kNew);

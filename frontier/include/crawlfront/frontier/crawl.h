@@ -227,7 +227,10 @@ class CrawlCore {
   // seen-set entry. `out` gets one result per request. A seen URL with
   // refetch_at_ms is queued again for that time (recrawl) and reported
   // kSeen. Errors: InvalidArgument for a bad crawl id; IoError if RocksDB
-  // fails (then nothing of the call is acknowledged).
+  // fails (then nothing of the call is acknowledged). A long call holds the
+  // crawl lock kAddChunk URLs at a time, so other clients are served
+  // between its pieces.
+  static constexpr size_t kAddChunk = 1024;
   Status Add(std::string_view crawl_id, std::span<const AddRequest> requests,
              std::vector<AddResult>* out, uint64_t* ticket = nullptr);
 
@@ -484,6 +487,8 @@ class CrawlCore {
   void KnownAsGiven(std::span<Prepared> preps) const;
   void QueueNew(HostState& h, QueueItem item, rocksdb::WriteBatch* batch);
   Status ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResult>* out);
+  Status AddChunk(std::string_view crawl_id, std::span<const AddRequest> requests,
+                  std::vector<AddResult>* out, uint64_t* ticket);
   // *queued: whether it queued (or moved) a recrawl; false when one stays.
   Status QueueRecrawl(Prepared& p, bool* queued);
 
