@@ -1,6 +1,7 @@
 #include "crawlfront/worker/links.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -216,9 +217,12 @@ void Collector::OnMeta(const Token& tag, ExtractedLinks* out) {
     if (!url.empty()) Add(&fake, false, out);
   }
   const html::Attribute* meta_name = tag.Find("name");
-  if (meta_name != nullptr && EqualsIgnoreCase(TrimSpace(meta_name->value), "robots") &&
-      (ListContains(content->value, "nofollow", ",") ||
-       ListContains(content->value, "none", ","))) {
+  if (meta_name == nullptr) return;
+  const std::string_view name = TrimSpace(meta_name->value);
+  const bool ours = EqualsIgnoreCase(name, "robots") ||
+                    (!opts_.robots_token.empty() && EqualsIgnoreCase(name, opts_.robots_token));
+  if (ours && (ListContains(content->value, "nofollow", ",") ||
+               ListContains(content->value, "none", ","))) {
     out->meta_nofollow = true;
   }
 }
@@ -276,6 +280,28 @@ ExtractedLinks ExtractLinks(std::string_view html, std::string_view page_url,
     kept.insert(out.links.back());
   }
   return out;
+}
+
+// "unavailable_after: DATE" and "max-snippet: N" are directives with a
+// colon, not crawler names.
+bool RobotsTagSaysNofollow(std::string_view value, std::string_view token) {
+  value = TrimSpace(value);
+  const size_t colon = value.find(':');
+  if (colon != std::string_view::npos) {
+    const std::string_view name = TrimSpace(value.substr(0, colon));
+    auto name_char = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+    };
+    const bool is_name =
+        !name.empty() && std::all_of(name.begin(), name.end(), name_char) &&
+        !ListContains("unavailable_after,max-snippet,max-image-preview,max-video-preview", name,
+                      ",");
+    if (is_name) {
+      if (token.empty() || !EqualsIgnoreCase(name, token)) return false;
+      value.remove_prefix(colon + 1);
+    }
+  }
+  return ListContains(value, "nofollow", ",") || ListContains(value, "none", ",");
 }
 
 }  // namespace crawlfront

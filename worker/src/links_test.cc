@@ -274,6 +274,42 @@ TEST(ExtractLinks, MetaRobotsNofollow) {
       ExtractLinks("<meta name=robots content=noindex><a href=/a>", kPage).meta_nofollow);
 }
 
+// <meta name="mybot"> addresses one crawler: it counts when it names ours.
+TEST(ExtractLinks, MetaNofollowForThisCrawler) {
+  const std::string page = "<meta name=' MyBot ' content=nofollow><a href=/a>";
+  EXPECT_FALSE(ExtractLinks(page, kPage).meta_nofollow) << "no token: only name=robots";
+  EXPECT_TRUE(ExtractLinks(page, kPage, {.robots_token = "mybot"}).meta_nofollow);
+  ExtractedLinks out = ExtractLinks(page, kPage, {.robots_token = "otherbot"});
+  EXPECT_FALSE(out.meta_nofollow);
+  EXPECT_EQ(out.links, std::vector<std::string>{"http://ex.test/a"});
+}
+
+TEST(RobotsTagSaysNofollow, DirectivesAndCrawlerNames) {
+  struct Case {
+    const char* value;
+    bool nofollow;
+  };
+  const Case cases[] = {
+      {"nofollow", true},
+      {"noindex, NOFOLLOW", true},
+      {" none ", true},
+      {"noindex", false},
+      {"", false},
+      {"nofollowing", false},
+      {"mybot: nofollow", true},
+      {"MyBot:noindex,nofollow", true},
+      {"otherbot: nofollow", false},
+      {"otherbot: noindex, nofollow", false},
+      {"unavailable_after: 25 Jun 2010 15:00:00 PST, nofollow", true},  // a directive
+      {"max-snippet: 20, nofollow", true},
+      {"noindex, unavailable_after: 25 Jun 2010", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(RobotsTagSaysNofollow(c.value, "mybot"), c.nofollow) << c.value;
+  }
+  EXPECT_FALSE(RobotsTagSaysNofollow("mybot: nofollow", "")) << "no token: named values skip";
+}
+
 TEST(ExtractLinks, MaxLinksTruncates) {
   std::string page;
   for (int i = 0; i < 50; ++i) page += "<a href=/p" + std::to_string(i) + ">";

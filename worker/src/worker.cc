@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "crawlfront/common/url.h"
+#include "crawlfront/worker/robots.h"
 #include "worker_internal.h"
 
 namespace crawlfront {
@@ -99,6 +100,7 @@ Status Worker::Impl::Init() {
   report_opts_ = {opts_.id, opts_.respect_nofollow, static_cast<size_t>(opts_.max_links),
                   opts_.default_retry_delay.count(),
                   static_cast<size_t>(opts_.max_sitemap_links)};
+  report_opts_.robots_token = std::string(RobotsProductToken(opts_.user_agent));
   auto fetcher = Fetcher::Start(FetchOptionsOf(opts_));
   if (!fetcher.ok()) return fetcher.status();
   fetcher_ = std::move(*fetcher);

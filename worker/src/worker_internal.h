@@ -34,6 +34,7 @@ struct ReportOptions {
   int64_t default_retry_delay_ms = 60000;
   size_t max_sitemap_links = 50000;  // 0: sitemaps are not read
   bool mark_sitemaps = false;        // DONE says SITEMAP 1 for a sitemap's body
+  std::string robots_token{};        // for <meta name=TOKEN> and "TOKEN:" X-Robots-Tag
 };
 
 // A FRONTIER.DONE command for `result` of `lease`, and the links it reports
@@ -44,7 +45,7 @@ struct Report {
   std::vector<std::string> links;
   int64_t retry_delay_ms = -1;  // the DELAY sent for a 429/503, else -1
   std::string sitemap;          // "sitemap" or "sitemap index" when the body was one
-  std::string sitemap_note;     // what cut it short (limit, bad XML or gzip), if anything
+  std::string note;  // why links were cut short or not followed (limit, bad XML, nofollow)
 };
 
 Report BuildReport(const Lease& lease, const FetchResult& result,

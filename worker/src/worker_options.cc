@@ -136,7 +136,9 @@ void AddFetchKeys(ConfigTable<W>* t) {
 
 void AddOutputKeys(ConfigTable<W>* t) {
   t->Add("parse.respect_nofollow", &W::respect_nofollow, true,
-         "Skip rel=nofollow links and pages with meta robots nofollow.");
+         "Skip rel=nofollow links, and all links of pages whose <meta name=\"robots\"> (or "
+         "name=the fetch.user_agent's robots token) or X-Robots-Tag header says nofollow or "
+         "none.");
   t->Add("parse.max_links", &W::max_links, 2000, 1, 1000000, "Links reported per page.");
   t->Add("parse.max_sitemap_links", &W::max_sitemap_links, 50000, 0, 1000000,
          "URLs reported per sitemap (an XML <urlset> or <sitemapindex>, plain or gzip; "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "crawlfront/common/ascii.h"
 #include "crawlfront/common/url.h"
 #include "crawlfront/worker/links.h"
 #include "crawlfront/worker/sitemap.h"
@@ -19,11 +20,24 @@ std::string Lower(std::string_view s) {
 }
 
 // Links of an HTML page: ExtractLinks gives them canonical and deduplicated.
-std::vector<std::string> PageLinks(const FetchResult& r, const ReportOptions& opts) {
+// An X-Robots-Tag header (any of them) can say nofollow, as a meta tag can.
+void AddPageLinks(const FetchResult& r, const ReportOptions& opts, Report* rep) {
+  if (opts.respect_nofollow) {
+    for (const auto& [name, value] : r.headers) {
+      if (EqualsIgnoreCase(name, "x-robots-tag") &&
+          RobotsTagSaysNofollow(value, opts.robots_token)) {
+        rep->note = "nofollow: X-Robots-Tag";
+        return;
+      }
+    }
+  }
   LinkOptions link_opts;
   link_opts.respect_nofollow = opts.respect_nofollow;
   link_opts.max_links = opts.max_links;
-  return ExtractLinks(r.body, r.url, link_opts).links;
+  link_opts.robots_token = opts.robots_token;
+  ExtractedLinks links = ExtractLinks(r.body, r.url, link_opts);
+  rep->links = std::move(links.links);
+  if (links.meta_nofollow && opts.respect_nofollow) rep->note = "nofollow: meta robots";
 }
 
 // Links of a sitemap; a body that is no sitemap leaves *rep as it was.
@@ -35,8 +49,8 @@ void AddSitemapLinks(const FetchResult& r, const ReportOptions& opts, Report* re
   if (!s.is_sitemap) return;
   rep->sitemap = s.index ? "sitemap index" : "sitemap";
   rep->links = std::move(s.links);
-  if (s.truncated) rep->sitemap_note = "cut at a limit";
-  if (!s.error.empty()) rep->sitemap_note = s.error;
+  if (s.truncated) rep->note = "cut at a limit";
+  if (!s.error.empty()) rep->note = s.error;
 }
 
 void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
@@ -91,7 +105,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
     Result<CanonicalUrl> target = ResolveAndCanonicalize(r.url, r.Header("location"));
     if (target.ok()) rep.links.push_back(std::move(target->spec));
   } else if (IsHtml(r.Header("content-type"))) {
-    rep.links = PageLinks(r, opts);
+    AddPageLinks(r, opts, &rep);
   } else if (r.status >= 200 && r.status < 300) {
     AddSitemapLinks(r, opts, &rep);
   }
@@ -115,7 +129,7 @@ std::string DescribeResult(const Lease& lease, const FetchResult& r, const Repor
   if (lease.kind == "page" && rep.outcome == "fetched") {
     line += ", " + (rep.sitemap.empty() ? "" : rep.sitemap + ": ") +
             std::to_string(rep.links.size()) + (rep.links.size() == 1 ? " link" : " links");
-    if (!rep.sitemap_note.empty()) line += " (" + rep.sitemap_note + ")";
+    if (!rep.note.empty()) line += " (" + rep.note + ")";
   }
   if (!response) {  // why: a private address needs no "disallowed" twice
     const bool refused = r.outcome == FetchOutcome::kDisallowed;

@@ -226,9 +226,39 @@ TEST(BuildReportTest, SitemapLinksAreCapped) {
   Report capped = BuildReport(page, r, opts);
   ASSERT_EQ(capped.links.size(), 20u) << "max_links (5) is for HTML pages";
   EXPECT_EQ(capped.links.back(), "http://site.test/p19");
-  EXPECT_EQ(capped.sitemap_note, "cut at a limit");
+  EXPECT_EQ(capped.note, "cut at a limit");
   opts.max_sitemap_links = 0;
   EXPECT_TRUE(BuildReport(page, r, opts).links.empty());
+}
+
+// X-Robots-Tag nofollow (for every crawler or for this one) leaves an HTML
+// page's links out, as <meta name=robots> does; the log line says why.
+TEST(BuildReportTest, RobotsTagNofollowDropsThePagesLinks) {
+  Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
+  ReportOptions opts{"w1", true, 100, 60000};
+  opts.robots_token = "mybot";
+  auto report = [&](std::vector<std::pair<std::string, std::string>> extra) {
+    extra.insert(extra.begin(), {"content-type", "text/html"});
+    return BuildReport(page, Response(200, std::move(extra), "<a href=/a>a</a>"), opts);
+  };
+  EXPECT_EQ(report({}).links.size(), 1u);
+  EXPECT_EQ(report({{"X-Robots-Tag", "otherbot: nofollow"}}).links.size(), 1u);
+  for (const char* value : {"noindex, nofollow", "mybot: none"}) {
+    Report rep = report({{"X-Robots-Tag", "noarchive"}, {"x-robots-tag", value}});
+    EXPECT_TRUE(rep.links.empty()) << value;
+    EXPECT_EQ(rep.note, "nofollow: X-Robots-Tag");
+    EXPECT_EQ(Tail(rep.command), (std::vector<std::string>{"fetched", "STATUS", "200", "MS", "12"}));
+  }
+  EXPECT_NE(DescribeResult(page, Response(200, {}, ""), report({{"X-Robots-Tag", "none"}}))
+                .find("0 links (nofollow: X-Robots-Tag)"),
+            std::string::npos);
+  Report meta = BuildReport(page, Response(200, {{"content-type", "text/html"}},
+                                           "<meta name=mybot content=nofollow><a href=/a>"),
+                            opts);
+  EXPECT_TRUE(meta.links.empty());
+  EXPECT_EQ(meta.note, "nofollow: meta robots");
+  opts.respect_nofollow = false;
+  EXPECT_EQ(report({{"X-Robots-Tag", "nofollow"}}).links.size(), 1u);
 }
 
 // SITEMAP 1 goes only to a frontier that reads sitemaps again (an older one

@@ -20,6 +20,10 @@ struct LinkOptions {
   // Off only for research crawls that want the full graph.
   // Default: true.
   bool respect_nofollow = true;
+  // This crawler's robots product token: <meta name="TOKEN" content="nofollow">
+  // applies too (a page's rules for one crawler). Empty: only name="robots".
+  // Default: "".
+  std::string robots_token{};
 };
 
 struct ExtractedLinks {
@@ -28,8 +32,8 @@ struct ExtractedLinks {
   std::vector<std::string> links;
   // The resolved, canonical <base href> in effect, if the page had a usable one.
   std::optional<std::string> base;
-  // The page carried <meta name="robots"> with "nofollow" or "none"; reported
-  // even when respect_nofollow is false.
+  // The page carried <meta name="robots"> (or name=robots_token) with
+  // "nofollow" or "none"; reported even when respect_nofollow is false.
   bool meta_nofollow = false;
   // Links not followed because of rel="nofollow" (or meta nofollow).
   size_t nofollow_skipped = 0;
@@ -47,5 +51,12 @@ struct ExtractedLinks {
 // would. Thread-safe (no shared state).
 ExtractedLinks ExtractLinks(std::string_view html, std::string_view page_url,
                             const LinkOptions& opts = {});
+
+// Whether one X-Robots-Tag header value forbids following the response's
+// links for the crawler whose product token is `token`: "nofollow" or
+// "none" in its comma-separated directives, which apply to every crawler
+// unless the value starts with a crawler's name and ':' ("otherbot:
+// nofollow" applies to otherbot only). Case-insensitive.
+bool RobotsTagSaysNofollow(std::string_view value, std::string_view token);
 
 }  // namespace crawlfront
