@@ -86,6 +86,8 @@ int RunHost(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunQueue(const GlobalOptions& g, const std::vector<std::string>& args);
 // An empty `match` drops everything queued for the host.
 int RunHostDrop(const GlobalOptions& g, const std::string& host, const std::string& match);
+// ctl_dump.cc: crawlctl dump, every queued URL of a crawl.
+int RunDump(const GlobalOptions& g, const std::vector<std::string>& args);
 // ctl_crawls.cc: crawlctl crawls, crawlctl crawl ID drop, crawlctl deny.
 int RunCrawls(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunCrawl(const GlobalOptions& g, const std::vector<std::string>& args);

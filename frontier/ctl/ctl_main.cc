@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  hosts [--top N]            hosts with the largest queues\n"
     "  host HOST delay MS|block UNIX_MS|budget N|drop   per-host controls\n"
     "  queue HOST [--count N]     the first URLs of a host's queue, in lease order\n"
+    "  dump [--json]              every queued URL of the crawl, one a line\n"
     "  crawls                     every crawl with its state and counters\n"
     "  crawl ID drop              delete every queued URL of a crawl\n"
     "  deny add|del REGEX | list  reject new URLs matching a pattern (run-time scope)\n"
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   if (cmd == "hosts") return RunHosts(g, rest);
   if (cmd == "host") return RunHost(g, rest);
   if (cmd == "queue") return RunQueue(g, rest);
+  if (cmd == "dump") return RunDump(g, rest);
   if (cmd == "url") return RunUrl(g, rest);
   if (cmd == "crawls") return RunCrawls(g, rest);
   if (cmd == "crawl") return RunCrawl(g, rest);

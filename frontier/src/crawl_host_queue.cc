@@ -289,4 +289,67 @@ Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t
                        });
 }
 
+// A crawl's queue keys in one partition are one range (prefix partition,
+// crawl): a seek per partition it has keys in, the other crawls' ranges
+// skipped by seeking past them.
+Status CrawlCore::ScanQueues(std::string_view crawl, std::string_view cursor, size_t max,
+                             std::vector<ScannedUrl>* out, std::string* next) {
+  out->clear();
+  next->clear();
+  if (crawl.empty()) crawl = kDefaultCrawl;
+  if (!ValidCrawlId(crawl)) return Status::InvalidArgument("bad crawl id");
+  auto range = [&](uint16_t partition) {
+    std::string begin = HostPrefix(partition, crawl, "");
+    begin.resize(begin.size() - 2);  // without the empty host's length
+    return begin;
+  };
+  uint16_t part;
+  std::string key_crawl, host_key;
+  size_t plen;
+  if (!cursor.empty() && (!ParseHostPrefix(cursor, &part, &key_crawl, &host_key, &plen) ||
+                          key_crawl != crawl)) {
+    return Status::InvalidArgument("invalid cursor");
+  }
+  std::lock_guard lock(mu_);
+  CRAWLFRONT_RETURN_IF_ERROR(Health());
+  auto found = crawls_.find(crawl);
+  if (found == crawls_.end() || max == 0) return Status::Ok();
+  CrawlState& c = *found->second;
+  CRAWLFRONT_RETURN_IF_ERROR(Flush());  // what this thread queued is read back
+  std::unique_ptr<rocksdb::Iterator> it(
+      store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kQueue)));
+  const HostState* h = nullptr;
+  for (it->Seek(cursor.empty() ? range(0) : cursor); it->Valid();) {
+    const std::string_view key = it->key().ToStringView();
+    if (!ParseHostPrefix(key, &part, &key_crawl, &host_key, &plen) || key.size() <= plen) {
+      return Status::Corruption("bad queue key");
+    }
+    if (key_crawl != crawl) {  // before this crawl's range of the partition, or past it
+      const std::string begin = range(part);
+      if (key < begin) {
+        it->Seek(begin);
+      } else if (part == UINT16_MAX) {
+        break;
+      } else {
+        it->Seek(range(part + 1));
+      }
+      continue;
+    }
+    if (out->size() == max) {
+      *next = std::string(key);
+      break;
+    }
+    if (h == nullptr || h->host_key != host_key) {
+      auto id = c.host_ids.find(host_key);
+      if (id == c.host_ids.end()) return Status::Corruption("queue entry of an unknown host");
+      h = hosts_[id->second].get();
+    }
+    QueueItem item;
+    CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
+    out->push_back({host_key, QueuedUrlOf(*h, key, std::move(item))});
+    it->Next();
+  }
+  return FromRocks(it->status());
+}
+
 }  // namespace crawlfront

@@ -3,6 +3,7 @@
 // flight, and counters follow, across restarts too. DropCrawl
 // (FRONTIER.DROPCRAWL) does the same for every host of one crawl only.
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -177,6 +178,64 @@ TEST_F(CrawlHostQueueTest, PeekShowsLeaseOrderStatesAndDueTimes) {
   ASSERT_TRUE(core_->PeekHost("", "b.test", 100, &q).ok());
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(core_->ListHosts("", 0).size(), 1u) << "peeking creates no host";
+}
+
+// FRONTIER.SCAN pages through one crawl's queues across partitions (the
+// fixture has 16): every entry once, with its state and host, whatever the
+// page size, and no entry of another crawl; a URL queued between pages is
+// listed at most once.
+TEST_F(CrawlHostQueueTest, ScanListsEveryQueuedUrlOfOneCrawlOnce) {
+  Open(DropOptions());
+  std::set<std::string> want;
+  for (int h = 0; h < 40; ++h) {
+    const std::string host = "h" + std::to_string(h) + ".test";
+    auto urls = Urls(host, 1 + h % 5);
+    AddUrls(urls);
+    AddUrls(Urls(host, 3), "other");
+    want.insert(urls.begin(), urls.end());
+  }
+  std::vector<AddRequest> later{
+      AddRequest{"http://h0.test/later", 0, 0, "", clock_.NowMs() + 60'000}};
+  std::vector<AddResult> res;
+  ASSERT_TRUE(core_->Add("", later, &res).ok());
+  want.insert("http://h0.test/later");
+  auto leased = LeaseN(1);
+  ASSERT_EQ(leased.size(), 1u);
+  for (size_t page : {1, 7, 10000}) {
+    std::map<std::string, ScannedUrl> got;
+    std::string cursor;
+    int calls = 0;
+    do {
+      std::vector<ScannedUrl> out;
+      std::string next;
+      ASSERT_TRUE(core_->ScanQueues("", cursor, page, &out, &next).ok());
+      ASSERT_LE(out.size(), page);
+      for (ScannedUrl& e : out) {
+        const std::string url = e.entry.url;
+        EXPECT_TRUE(got.emplace(url, std::move(e)).second) << url << " listed twice";
+      }
+      if (calls++ == 3) AddUrls({"http://h1.test/between"});  // listed or not: not checked
+      cursor = next;
+    } while (!cursor.empty() && calls < 10000);
+    got.erase("http://h1.test/between");
+    std::set<std::string> urls;
+    for (const auto& [url, e] : got) urls.insert(url);
+    EXPECT_EQ(urls, want) << "page " << page;
+    EXPECT_EQ(got.at(leased[0].url).entry.state, QueuedUrl::State::kLeased);
+    EXPECT_EQ(got.at("http://h0.test/later").entry.state, QueuedUrl::State::kScheduled);
+    EXPECT_EQ(got.at("http://h3.test/2").host, "h3.test");
+  }
+  std::vector<ScannedUrl> out;
+  std::string next;
+  EXPECT_TRUE(core_->ScanQueues("nocrawl", "", 10, &out, &next).ok());
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(next.empty());
+  ASSERT_TRUE(core_->ScanQueues("", "", 3, &out, &next).ok());
+  ASSERT_FALSE(next.empty());
+  EXPECT_EQ(core_->ScanQueues("other", next, 3, &out, &next).code(),
+            Status::Code::kInvalidArgument)
+      << "a cursor of another crawl";
+  EXPECT_EQ(core_->ScanQueues("", "\x01", 3, &out, &next).code(), Status::Code::kInvalidArgument);
 }
 
 TEST_F(CrawlHostQueueTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {

@@ -447,6 +447,63 @@ void QueueCmd(CallContext& ctx, FrontierNode& node) {
   }
 }
 
+// A SCAN cursor is the next queue key in hex: opaque to clients, and no
+// state kept between calls. "0" starts and ends, as in Redis's SCAN.
+std::string CursorOf(std::string_view key) {
+  static const char kHex[] = "0123456789abcdef";
+  if (key.empty()) return "0";
+  std::string out;
+  for (unsigned char c : key) out += {kHex[c >> 4], kHex[c & 15]};
+  return out;
+}
+
+bool KeyOfCursor(std::string_view cursor, std::string* key) {
+  key->clear();
+  if (cursor == "0") return true;
+  if (cursor.empty() || cursor.size() % 2 != 0) return false;
+  auto nibble = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
+  for (size_t i = 0; i < cursor.size(); i += 2) {
+    const int hi = nibble(cursor[i]), lo = nibble(cursor[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    key->push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return true;
+}
+
+// FRONTIER.SCAN cursor [COUNT n] [CRAWL id]
+void ScanCmd(CallContext& ctx, FrontierNode& node) {
+  Options o;
+  std::string err, key;
+  int64_t count = 1000;
+  if (!o.Parse(ctx.args(), 2, "", {"COUNT", "CRAWL"}, &err) ||
+      !o.Int("COUNT", 1, 10000, &count, &err)) {
+    return ctx.reply().Error(err);
+  }
+  if (!KeyOfCursor(ctx.args()[1], &key)) return ctx.reply().Error("ERR invalid cursor");
+  std::vector<ScannedUrl> entries;
+  std::string next;
+  Status s = node.crawl().ScanQueues(CrawlOf(o), key, static_cast<size_t>(count), &entries,
+                                     &next);
+  if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
+  ctx.reply().ArrayHeader(2);
+  ctx.reply().Bulk(CursorOf(next));
+  ctx.reply().ArrayHeader(entries.size());
+  for (const ScannedUrl& e : entries) {
+    const QueuedUrl& q = e.entry;
+    ctx.reply().ArrayHeader(8);
+    ctx.reply().Bulk(q.url);
+    ctx.reply().Bulk(QueuedStateName(q.state));
+    ctx.reply().Integer(q.depth);
+    ctx.reply().Integer(q.attempt);
+    ctx.reply().Integer(q.priority);
+    ctx.reply().Integer(q.due_ms);
+    ctx.reply().Bulk(q.parent);
+    ctx.reply().Bulk(e.host);
+  }
+}
+
 void PauseCmd(CallContext& ctx, FrontierNode& node, bool pause) {
   Options o;
   std::string err;
@@ -649,6 +706,9 @@ void RegisterFrontierCommands(RespServer& server, FrontierNode& node, Store& sto
   server.Register("FRONTIER.QUEUE", Spec(-2, kCmdReadonly,
                                          "The first queued URLs of a host, in lease order",
                                          [n](CallContext& c) { QueueCmd(c, *n); }));
+  server.Register("FRONTIER.SCAN",
+                  Spec(-2, kCmdReadonly, "Every queued URL of a crawl, a page per call",
+                       [n](CallContext& c) { ScanCmd(c, *n); }));
   server.Register("FRONTIER.DROP", Spec(-2, kCmdWrite | kCmdAdmin | kCmdBlocking,
                                         "Delete a host's queued URLs, or those matching a pattern",
                                         [n](CallContext& c) { DropCmd(c, *n); }));

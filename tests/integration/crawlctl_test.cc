@@ -335,6 +335,63 @@ TEST_F(CrawlctlTest, QueueShowsAHostsUrlsThenHostDropDeletesThem) {
 
 // crawlctl url and FRONTIER.URL: one URL's state, text and JSON, from the
 // daemon's own replies (lease id from its LEASE, due time from the ADDX).
+// crawlctl dump lists every queued URL of a crawl (FRONTIER.SCAN, page by
+// page), which crawlctl seed adds to another frontier; with two frontiers it
+// lists both.
+TEST_F(CrawlctlTest, DumpListsEveryQueuedUrlAndSeedTakesItBack) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  std::set<std::string> urls;
+  std::vector<std::string> add = {"FRONTIER.ADD"};
+  for (int i = 0; i < 2500; ++i) {
+    add.push_back("http://h" + std::to_string(i % 50) + ".test/p" + std::to_string(i));
+    urls.insert(add.back());
+  }
+  ASSERT_EQ(integ::Call(*c, add).elements.size(), 2500u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "CRAWL", "c2", "URLS", "http://other.test/x"})
+                .elements.size(),
+            1u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.LEASE", "w1", "3"}).elements.size(), 3u);
+
+  auto dump = Ctl({"dump"});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  std::vector<std::string> lines = integ::Lines(dump.out);
+  EXPECT_EQ(lines.size(), urls.size()) << "each URL once, leased ones too";
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()), urls);
+  EXPECT_NE(dump.err.find("dump: 2500 URLs of crawl default from 1 frontier"), std::string::npos)
+      << dump.err;
+
+  auto json = Ctl({"--crawl", "c2", "--json", "dump"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  lines = integ::Lines(json.out);
+  ASSERT_EQ(lines.size(), 1u) << json.out;
+  const boost::json::object row = boost::json::parse(lines[0]).as_object();
+  EXPECT_EQ(row.at("url").as_string(), "http://other.test/x");
+  EXPECT_EQ(row.at("host").as_string(), "other.test");
+  EXPECT_EQ(row.at("state").as_string(), "ready");
+
+  const std::string file = dir_ / "dump.txt";
+  {
+    std::ofstream out(file);
+    out << dump.out;
+  }
+  Daemon second;
+  std::string err;
+  ASSERT_TRUE(testutil::StartFrontier(&second, dir_, dir_ / "data2", {}, &err)) << err;
+  const std::string second_address = "127.0.0.1:" + std::to_string(second.Port("resp"));
+  auto seed = integ::Run({Crawlctl(), "--frontier", second_address, "seed", file}, dir_.path());
+  ASSERT_EQ(seed.exit_code, 0) << seed.err;
+  auto both = Ctl({"--frontier", second_address, "dump"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(integ::Lines(both.out).size(), 2 * urls.size());
+  EXPECT_NE(both.err.find("from 2 frontiers"), std::string::npos) << both.err;
+
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.SCAN", "zz"}).str, "ERR invalid cursor");
+  EXPECT_EQ(integ::Call(*c, {"FRONTIER.SCAN", "0", "COUNT", "0"}).str,
+            "ERR COUNT must be an integer in [1, 10000]");
+  EXPECT_EQ(Ctl({"dump", "extra"}).exit_code, 2);
+}
+
 TEST_F(CrawlctlTest, UrlTellsWhereAUrlIs) {
   auto c = integ::ConnectTo(frontier_.Port("resp"));
   ASSERT_TRUE(c);

@@ -138,6 +138,12 @@ struct QueuedUrl {
 };
 const char* QueuedStateName(QueuedUrl::State s);
 
+// An entry of FRONTIER.SCAN: a queued URL and its host key.
+struct ScannedUrl {
+  std::string host;
+  QueuedUrl entry;
+};
+
 // One crawl as FRONTIER.CRAWLS lists it.
 struct CrawlInfo {
   std::string id;
@@ -341,6 +347,14 @@ class CrawlCore {
   // time. Empty for a host the crawl does not have.
   Status PeekHost(std::string_view crawl, std::string_view host, size_t max,
                   std::vector<QueuedUrl>* out);
+  // Up to `max` queued entries of the crawl from `cursor` on (empty: from the
+  // start), partition by partition and host by host, each host's as
+  // PeekHost orders them; *next is the cursor of the call after (empty when
+  // this one reached the end). InvalidArgument for a cursor that is not one
+  // of this crawl's. Entries added or removed between calls may or may not
+  // be seen, as with Redis's SCAN.
+  Status ScanQueues(std::string_view crawl, std::string_view cursor, size_t max,
+                    std::vector<ScannedUrl>* out, std::string* next);
   // Report on one URL of a crawl: Add's verdict on it, seen, its queue
   // entries (the host's queue is read in chunks, the lock released between
   // them, like DropHostMatching), its lease, its host and robots verdict.
