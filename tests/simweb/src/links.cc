@@ -174,6 +174,7 @@ PageLinks LinksOfPage(const SimWebOptions& o, uint32_t host, uint64_t page) {
   PageLinks out;
   uint64_t host_key = Mix(o.seed, host);
   out.meta_nofollow = page != 0 && (host_key + page) % 29 == 1;
+  out.header_nofollow = page != 0 && (host_key + page) % 29 == 2;
   BaseUrl base{HostName(host), DirOf(PagePath(page))};
   if (page != 0 && (Mix(host_key, kSaltBase) + page) % 10 == 2) {
     Rng rng(KeyOf(o.seed, host, page, kSaltBase));
@@ -192,6 +193,7 @@ PageLinks LinksOfPage(const SimWebOptions& o, uint32_t host, uint64_t page) {
   AddRandomLinks(o, host, list);
   AddHiddenLinks(host, page, page == 0 ? 100 : 20, list);
   if (out.meta_nofollow) list.Add(Hidden(host, HiddenKind::kMeta, page));
+  if (out.header_nofollow) list.Add(Hidden(host, HiddenKind::kHeader, page));
   out.links = list.Take();
   return out;
 }

@@ -125,13 +125,15 @@ TEST(LinksTest, PagesUseEverySpellingOfALink) {
   const std::vector<std::string> spellings = {
       "//", "HTTP://", ":80/", "../", "./", "&#47;", "&amp;", "#", "/x/..", "mailto:"};
   std::vector<int> seen(spellings.size(), 0);
-  int bases = 0, meta = 0, comments = 0, scripts = 0, nofollows = 0, areas = 0,
+  int bases = 0, meta = 0, header = 0, comments = 0, scripts = 0, nofollows = 0, areas = 0,
       iframes = 0;
   for (uint32_t host = 0; host < web.options().hosts; ++host) {
     for (uint32_t page = 0; page < web.options().pages; ++page) {
       PageLinks links = LinksOf(web.options(), Resource{Kind::kPage, host, page, 0});
       bases += !links.base_href.empty();
       meta += links.meta_nofollow;
+      header += links.header_nofollow;
+      EXPECT_FALSE(links.meta_nofollow && links.header_nofollow) << "one way or the other";
       for (const Link& link : links.links) {
         for (size_t i = 0; i < spellings.size(); ++i) {
           seen[i] += link.written.find(spellings[i]) != std::string::npos;
@@ -147,6 +149,7 @@ TEST(LinksTest, PagesUseEverySpellingOfALink) {
   for (size_t i = 0; i < spellings.size(); ++i) EXPECT_GT(seen[i], 0) << spellings[i];
   EXPECT_GT(bases, 0);
   EXPECT_GT(meta, 0);
+  EXPECT_GT(header, 0);
   EXPECT_GT(comments, 0);
   EXPECT_GT(scripts, 0);
   EXPECT_GT(nofollows, 0);

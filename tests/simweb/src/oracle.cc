@@ -75,7 +75,7 @@ class Walk {
     }
     if (status != 200) return;
     PageLinks links = LinksOf(web_.options(), resource);
-    if (links.meta_nofollow) return;
+    if (links.meta_nofollow || links.header_nofollow) return;
     for (const Link& link : links.links) {
       if (link.Extractable() && !link.target.empty()) Discover(link.target, depth + 1);
     }

@@ -19,7 +19,7 @@ constexpr std::array<std::string_view, kWordCount> kWords = {
     "mesa"};
 
 constexpr std::array<std::string_view, kHiddenKinds> kHiddenNames = {
-    "comment", "script", "nofollow", "meta", "pdf"};
+    "comment", "script", "nofollow", "meta", "pdf", "header"};
 
 // A decimal number in canonical spelling (no sign, no leading zero), at most
 // 9 digits; nullopt otherwise.

@@ -56,6 +56,7 @@ HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool h
   res.set(http::field::content_type, r.content_type);
   if (r.status == 405) res.set(http::field::allow, "GET, HEAD");
   if (!r.location.empty()) res.set(http::field::location, r.location);
+  if (!r.robots_tag.empty()) res.set("X-Robots-Tag", r.robots_tag);
   if (coding) res.set(http::field::vary, "Accept-Encoding");
   if (coding && *coding != ContentCoding::kIdentity) {
     res.set(http::field::content_encoding, CodingName(*coding));

@@ -15,8 +15,10 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "crawlfront/simweb/encoding.h"
+#include "crawlfront/simweb/links.h"
 #include "crawlfront/simweb/oracle.h"
 #include "crawlfront/simweb/sim_web.h"
 #include "test_util.h"
@@ -42,6 +44,7 @@ struct Reply {
   std::string body;
   std::string content_encoding;
   std::string vary;
+  std::string robots_tag;
 };
 
 // A plain keep-alive HTTP/1.1 client on one connection.
@@ -81,7 +84,8 @@ class Client {
                  std::string(response[http::field::content_length]),
                  response.body(),
                  std::string(response[http::field::content_encoding]),
-                 std::string(response[http::field::vary])};
+                 std::string(response[http::field::vary]),
+                 std::string(response["X-Robots-Tag"])};
   }
 
   asio::io_context ioc_;
@@ -125,7 +129,7 @@ TEST_F(ServerTest, ServesTheModelByHostHeader) {
   struct Case {
     std::string host, target;
   };
-  const Case cases[] = {
+  std::vector<Case> cases = {
       {"h0.simweb.test", "/"},
       {"h0.simweb.test:" + std::to_string(server_->port()), "/p/3"},
       {"H4.SIMWEB.TEST", "/p/7"},
@@ -143,6 +147,13 @@ TEST_F(ServerTest, ServesTheModelByHostHeader) {
       {"h5.simweb.test", "/slow/0"},
       {"h1.simweb.test", "/big/0"},
   };
+  for (uint32_t page = 1; page < web_.options().pages; ++page) {  // an X-Robots-Tag page
+    if (LinksOf(web_.options(), Resource{Kind::kPage, 0, page, 0}).header_nofollow) {
+      cases.push_back({"h0.simweb.test", "/p/" + std::to_string(page)});
+      break;
+    }
+  }
+  int tagged = 0;
   for (const Case& c : cases) {  // all on one keep-alive connection
     Response expected = web_.Fetch(c.host, c.target);
     Reply reply = client.Send(http::verb::get, c.host, c.target);
@@ -150,7 +161,10 @@ TEST_F(ServerTest, ServesTheModelByHostHeader) {
     EXPECT_EQ(reply.content_type, expected.content_type) << c.host << c.target;
     EXPECT_EQ(reply.location, expected.location) << c.host << c.target;
     EXPECT_EQ(reply.body, expected.body) << c.host << c.target;
+    EXPECT_EQ(reply.robots_tag, expected.robots_tag) << c.host << c.target;
+    tagged += !reply.robots_tag.empty();
   }
+  EXPECT_EQ(tagged, 1) << "one page sent with X-Robots-Tag";
 }
 
 TEST_F(ServerTest, AnswersRedirectsTypesHeadAndBadMethods) {

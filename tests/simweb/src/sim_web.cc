@@ -49,7 +49,9 @@ Response HtmlResponse(const SimWebOptions& o, const Resource& r) {
   PageLinks links = LinksOf(o, r);
   std::string type = links.charset == "utf-8" ? std::string(kHtml)
                                               : "text/html; charset=" + links.charset;
-  return Plain(200, type, RenderHtml(o, r, links));
+  Response out = Plain(200, type, RenderHtml(o, r, links));
+  if (links.header_nofollow) out.robots_tag = "noindex, nofollow";
+  return out;
 }
 
 }  // namespace

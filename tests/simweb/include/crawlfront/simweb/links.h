@@ -42,6 +42,8 @@ struct PageLinks {
   std::string base_href;
   // <meta name="robots" content="nofollow">: no link of the page is followed.
   bool meta_nofollow = false;
+  // An "X-Robots-Tag: noindex, nofollow" response header: the same, from HTTP.
+  bool header_nofollow = false;
   // Character set of the page: "utf-8", "ISO-8859-1" or "Shift_JIS".
   std::string charset = "utf-8";
   std::vector<Link> links;

@@ -36,8 +36,8 @@ enum class Kind {
 };
 
 // Where the only links to a /hidden/ page live.
-enum class HiddenKind { kComment, kScript, kNofollow, kMeta, kPdf };
-inline constexpr uint32_t kHiddenKinds = 5;
+enum class HiddenKind { kComment, kScript, kNofollow, kMeta, kPdf, kHeader };
+inline constexpr uint32_t kHiddenKinds = 6;
 std::string_view HiddenKindName(HiddenKind kind);
 
 struct Resource {

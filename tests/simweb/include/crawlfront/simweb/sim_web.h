@@ -18,6 +18,7 @@ struct Response {
   std::string location;  // Location header of 3xx answers, else ""
   std::string body;
   uint32_t delay_ms = 0;  // how long the server waits before answering
+  std::string robots_tag{};  // X-Robots-Tag header, if any
 };
 
 inline constexpr size_t kMaxTargetLength = 2048;
