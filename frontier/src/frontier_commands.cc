@@ -422,6 +422,19 @@ void DropCmd(CallContext& ctx, FrontierNode& node) {
 }
 
 // FRONTIER.QUEUE host [COUNT n] [CRAWL id]: the head of a host's queue.
+// FRONTIER.QUEUE's seven fields of an entry; FRONTIER.SCAN's add the host.
+void EncodeQueued(CallContext& ctx, const QueuedUrl& q, const std::string* host) {
+  ctx.reply().ArrayHeader(host ? 8 : 7);
+  ctx.reply().Bulk(q.url);
+  ctx.reply().Bulk(QueuedStateName(q.state));
+  ctx.reply().Integer(q.depth);
+  ctx.reply().Integer(q.attempt);
+  ctx.reply().Integer(q.priority);
+  ctx.reply().Integer(q.due_ms);
+  ctx.reply().Bulk(q.parent);
+  if (host) ctx.reply().Bulk(*host);
+}
+
 void QueueCmd(CallContext& ctx, FrontierNode& node) {
   Options o;
   std::string err;
@@ -435,16 +448,7 @@ void QueueCmd(CallContext& ctx, FrontierNode& node) {
                                    &entries);
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   ctx.reply().ArrayHeader(entries.size());
-  for (const QueuedUrl& q : entries) {
-    ctx.reply().ArrayHeader(7);
-    ctx.reply().Bulk(q.url);
-    ctx.reply().Bulk(QueuedStateName(q.state));
-    ctx.reply().Integer(q.depth);
-    ctx.reply().Integer(q.attempt);
-    ctx.reply().Integer(q.priority);
-    ctx.reply().Integer(q.due_ms);
-    ctx.reply().Bulk(q.parent);
-  }
+  for (const QueuedUrl& q : entries) EncodeQueued(ctx, q, nullptr);
 }
 
 // A SCAN cursor is the next queue key in hex: opaque to clients, and no
@@ -490,18 +494,7 @@ void ScanCmd(CallContext& ctx, FrontierNode& node) {
   ctx.reply().ArrayHeader(2);
   ctx.reply().Bulk(CursorOf(next));
   ctx.reply().ArrayHeader(entries.size());
-  for (const ScannedUrl& e : entries) {
-    const QueuedUrl& q = e.entry;
-    ctx.reply().ArrayHeader(8);
-    ctx.reply().Bulk(q.url);
-    ctx.reply().Bulk(QueuedStateName(q.state));
-    ctx.reply().Integer(q.depth);
-    ctx.reply().Integer(q.attempt);
-    ctx.reply().Integer(q.priority);
-    ctx.reply().Integer(q.due_ms);
-    ctx.reply().Bulk(q.parent);
-    ctx.reply().Bulk(e.host);
-  }
+  for (const ScannedUrl& e : entries) EncodeQueued(ctx, e.entry, &e.host);
 }
 
 void PauseCmd(CallContext& ctx, FrontierNode& node, bool pause) {
