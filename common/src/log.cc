@@ -91,8 +91,11 @@ class LogFileSink final : public spdlog::sinks::base_sink<std::mutex> {
 std::mutex g_sink_mu;
 std::shared_ptr<LogFileSink> g_sink;  // the file sink in use, if any
 
-volatile std::sig_atomic_t g_hup = 0;
-void OnHup(int) { g_hup = 1; }
+// Set by the handler, read by the poller's thread: an atomic, lock-free so
+// that a signal handler may store to it.
+std::atomic<int> g_hup{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+void OnHup(int) { g_hup.store(1, std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -146,8 +149,7 @@ LogReopenOnSighup::LogReopenOnSighup() {
   thread_ = std::thread([this] {
     while (!stop_.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (g_hup == 0) continue;
-      g_hup = 0;
+      if (g_hup.exchange(0, std::memory_order_relaxed) == 0) continue;
       bool to_file;
       {
         std::lock_guard lock(g_sink_mu);
