@@ -16,7 +16,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kDumpUsage = "crawlctl dump [--json] > FILE\n";
+constexpr const char* kDumpUsage = "crawlctl dump [--match REGEX] [--json] > FILE\n";
 constexpr size_t kScanFields = 8;  // FRONTIER.SCAN's entry: see docs/protocol.md
 constexpr const char* kCols[kScanFields] = {"url",    "state",  "depth", "attempt",
                                             "priority", "due_ms", "parent", "host"};
@@ -58,13 +58,14 @@ class DumpProgress {
 };
 
 // Pages through one frontier's queues; adds to *urls what it printed.
-Status DumpFrontier(const GlobalOptions& g, const std::string& address, DumpProgress& progress,
-                    uint64_t* urls) {
+Status DumpFrontier(const GlobalOptions& g, const std::string& address,
+                    const std::string& match, DumpProgress& progress, uint64_t* urls) {
   auto client = Connect(g, address);
   if (!client.ok()) return client.status();
   std::string cursor = "0";
   do {
     std::vector<std::string> cmd = {"FRONTIER.SCAN", cursor, "COUNT", "1000"};
+    if (!match.empty()) cmd.insert(cmd.end(), {"MATCH", match});
     AddCrawl(g, &cmd);
     Result<RespValue> r = (*client)->Command(cmd);
     if (!r.ok()) return Status::Unavailable("frontier " + address + ": " + r.status().message());
@@ -86,14 +87,22 @@ Status DumpFrontier(const GlobalOptions& g, const std::string& address, DumpProg
 }  // namespace
 
 int RunDump(const GlobalOptions& g, const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
+  std::string match;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--match" && i + 1 < args.size() && !args[i + 1].empty()) {
+      match = args[++i];
+      continue;
+    }
     if (a == "--help" || a == "-h") {
       std::printf("%sEvery URL queued in the crawl (--crawl ID; default: the default crawl) on\n"
                   "every frontier, one a line: ready, leased and scheduled ones (retries,\n"
                   "recrawls), host by host in lease order. `crawlctl seed FILE` adds them to\n"
                   "another frontier. With --json, one object a line: url, state, depth,\n"
                   "attempt, priority, due_ms, parent, host. Done URLs are not listed: the\n"
-                  "seen-set keeps fingerprints, not URLs. Progress goes to stderr.\n",
+                  "seen-set keeps fingerprints, not URLs. --match REGEX lists only URLs in\n"
+                  "which the RE2 pattern finds a match (what `crawlctl host H drop --match`\n"
+                  "would take, across hosts). Progress goes to stderr.\n",
                   kDumpUsage);
       return kExitOk;
     }
@@ -103,7 +112,7 @@ int RunDump(const GlobalOptions& g, const std::vector<std::string>& args) {
   DumpProgress progress;
   uint64_t urls = 0;
   for (const std::string& address : g.frontiers) {
-    Status st = DumpFrontier(g, address, progress, &urls);
+    Status st = DumpFrontier(g, address, match, progress, &urls);
     if (!st.ok()) {
       std::fflush(stdout);
       return Fail("dump", st);

@@ -293,7 +293,8 @@ Status CrawlCore::PeekHost(std::string_view crawl, std::string_view host, size_t
 // crawl): a seek per partition it has keys in, the other crawls' ranges
 // skipped by seeking past them.
 Status CrawlCore::ScanQueues(std::string_view crawl, std::string_view cursor, size_t max,
-                             std::vector<ScannedUrl>* out, std::string* next) {
+                             const UrlPattern* match, std::vector<ScannedUrl>* out,
+                             std::string* next) {
   out->clear();
   next->clear();
   if (crawl.empty()) crawl = kDefaultCrawl;
@@ -319,6 +320,7 @@ Status CrawlCore::ScanQueues(std::string_view crawl, std::string_view cursor, si
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kQueue)));
   const HostState* h = nullptr;
+  size_t read = 0;
   for (it->Seek(cursor.empty() ? range(0) : cursor); it->Valid();) {
     const std::string_view key = it->key().ToStringView();
     if (!ParseHostPrefix(key, &part, &key_crawl, &host_key, &plen) || key.size() <= plen) {
@@ -335,7 +337,7 @@ Status CrawlCore::ScanQueues(std::string_view crawl, std::string_view cursor, si
       }
       continue;
     }
-    if (out->size() == max) {
+    if (read++ == max) {
       *next = std::string(key);
       break;
     }
@@ -346,7 +348,9 @@ Status CrawlCore::ScanQueues(std::string_view crawl, std::string_view cursor, si
     }
     QueueItem item;
     CRAWLFRONT_RETURN_IF_ERROR(DecodeItem(it->value().ToStringView(), &item));
-    out->push_back({host_key, QueuedUrlOf(*h, key, std::move(item))});
+    if (match == nullptr || match->Search(item.url)) {
+      out->push_back({host_key, QueuedUrlOf(*h, key, std::move(item))});
+    }
     it->Next();
   }
   return FromRocks(it->status());

@@ -212,7 +212,7 @@ TEST_F(CrawlHostQueueTest, ScanListsEveryQueuedUrlOfOneCrawlOnce) {
     do {
       std::vector<ScannedUrl> out;
       std::string next;
-      ASSERT_TRUE(core_->ScanQueues("", cursor, page, &out, &next).ok());
+      ASSERT_TRUE(core_->ScanQueues("", cursor, page, nullptr, &out, &next).ok());
       ASSERT_LE(out.size(), page);
       for (ScannedUrl& e : out) {
         const std::string url = e.entry.url;
@@ -231,15 +231,35 @@ TEST_F(CrawlHostQueueTest, ScanListsEveryQueuedUrlOfOneCrawlOnce) {
   }
   std::vector<ScannedUrl> out;
   std::string next;
-  EXPECT_TRUE(core_->ScanQueues("nocrawl", "", 10, &out, &next).ok());
+  EXPECT_TRUE(core_->ScanQueues("nocrawl", "", 10, nullptr, &out, &next).ok());
   EXPECT_TRUE(out.empty());
   EXPECT_TRUE(next.empty());
-  ASSERT_TRUE(core_->ScanQueues("", "", 3, &out, &next).ok());
+  ASSERT_TRUE(core_->ScanQueues("", "", 3, nullptr, &out, &next).ok());
   ASSERT_FALSE(next.empty());
-  EXPECT_EQ(core_->ScanQueues("other", next, 3, &out, &next).code(),
+  EXPECT_EQ(core_->ScanQueues("other", next, 3, nullptr, &out, &next).code(),
             Status::Code::kInvalidArgument)
       << "a cursor of another crawl";
-  EXPECT_EQ(core_->ScanQueues("", "\x01", 3, &out, &next).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(core_->ScanQueues("", "\x01", 3, nullptr, &out, &next).code(),
+            Status::Code::kInvalidArgument);
+
+  // MATCH: pages of 7 entries read, only the matching ones returned.
+  auto match = UrlPattern::Compile("^http://h1[0-9]\\.test/[13]$");
+  ASSERT_TRUE(match.ok()) << match.status().ToString();
+  std::set<std::string> matched, want_matched;
+  for (const std::string& url : want) {
+    if (match->Search(url)) want_matched.insert(url);
+  }
+  ASSERT_FALSE(want_matched.empty());
+  std::string cursor;
+  size_t empty_pages = 0;
+  do {
+    ASSERT_TRUE(core_->ScanQueues("", cursor, 7, &*match, &out, &next).ok());
+    empty_pages += out.empty() && !next.empty();
+    for (const ScannedUrl& e : out) EXPECT_TRUE(matched.insert(e.entry.url).second);
+    cursor = next;
+  } while (!cursor.empty());
+  EXPECT_EQ(matched, want_matched);
+  EXPECT_GT(empty_pages, 0u) << "pages count entries read, not matches";
 }
 
 TEST_F(CrawlHostQueueTest, UnknownHostOrCrawlDropsNothingAndCreatesNothing) {

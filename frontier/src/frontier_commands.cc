@@ -476,20 +476,26 @@ bool KeyOfCursor(std::string_view cursor, std::string* key) {
   return true;
 }
 
-// FRONTIER.SCAN cursor [COUNT n] [CRAWL id]
+// FRONTIER.SCAN cursor [COUNT n] [MATCH regex] [CRAWL id]
 void ScanCmd(CallContext& ctx, FrontierNode& node) {
   Options o;
   std::string err, key;
   int64_t count = 1000;
-  if (!o.Parse(ctx.args(), 2, "", {"COUNT", "CRAWL"}, &err) ||
+  if (!o.Parse(ctx.args(), 2, "", {"COUNT", "MATCH", "CRAWL"}, &err) ||
       !o.Int("COUNT", 1, 10000, &count, &err)) {
     return ctx.reply().Error(err);
   }
   if (!KeyOfCursor(ctx.args()[1], &key)) return ctx.reply().Error("ERR invalid cursor");
+  std::optional<UrlPattern> match;
+  if (o.Has("MATCH")) {
+    auto compiled = UrlPattern::Compile(o.Get("MATCH"));
+    if (!compiled.ok()) return ctx.reply().Error("ERR MATCH: " + compiled.status().message());
+    match = std::move(compiled).value();
+  }
   std::vector<ScannedUrl> entries;
   std::string next;
-  Status s = node.crawl().ScanQueues(CrawlOf(o), key, static_cast<size_t>(count), &entries,
-                                     &next);
+  Status s = node.crawl().ScanQueues(CrawlOf(o), key, static_cast<size_t>(count),
+                                     match ? &*match : nullptr, &entries, &next);
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   ctx.reply().ArrayHeader(2);
   ctx.reply().Bulk(CursorOf(next));

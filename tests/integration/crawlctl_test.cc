@@ -390,6 +390,20 @@ TEST_F(CrawlctlTest, DumpListsEveryQueuedUrlAndSeedTakesItBack) {
   EXPECT_EQ(integ::Call(*c, {"FRONTIER.SCAN", "0", "COUNT", "0"}).str,
             "ERR COUNT must be an integer in [1, 10000]");
   EXPECT_EQ(Ctl({"dump", "extra"}).exit_code, 2);
+
+  auto matching = Ctl({"dump", "--match", "^http://h7\\.test/p[0-9]*7$"});
+  ASSERT_EQ(matching.exit_code, 0) << matching.err;
+  std::set<std::string> want_matching;
+  const std::regex re("^http://h7\\.test/p[0-9]*7$");
+  for (const std::string& u : urls) {
+    if (std::regex_search(u, re)) want_matching.insert(u);
+  }
+  lines = integ::Lines(matching.out);
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()), want_matching);
+  EXPECT_EQ(lines.size(), 50u) << "h7.test's 50 URLs: p7, p57, ..., p2457";
+  auto bad = Ctl({"dump", "--match", "(unclosed"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("MATCH: bad pattern"), std::string::npos) << bad.err;
 }
 
 TEST_F(CrawlctlTest, UrlTellsWhereAUrlIs) {

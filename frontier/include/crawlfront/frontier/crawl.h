@@ -350,11 +350,13 @@ class CrawlCore {
   // Up to `max` queued entries of the crawl from `cursor` on (empty: from the
   // start), partition by partition and host by host, each host's as
   // PeekHost orders them; *next is the cursor of the call after (empty when
-  // this one reached the end). InvalidArgument for a cursor that is not one
-  // of this crawl's. Entries added or removed between calls may or may not
-  // be seen, as with Redis's SCAN.
+  // this one reached the end). With `match`, of the `max` entries read only
+  // those whose URL it finds a match in are returned (a page may be empty
+  // before the end). InvalidArgument for a cursor that is not one of this
+  // crawl's. Entries added or removed between calls may or may not be
+  // seen, as with Redis's SCAN.
   Status ScanQueues(std::string_view crawl, std::string_view cursor, size_t max,
-                    std::vector<ScannedUrl>* out, std::string* next);
+                    const UrlPattern* match, std::vector<ScannedUrl>* out, std::string* next);
   // Report on one URL of a crawl: Add's verdict on it, seen, its queue
   // entries (the host's queue is read in chunks, the lock released between
   // them, like DropHostMatching), its lease, its host and robots verdict.
