@@ -65,11 +65,12 @@ class LogFileSink final : public spdlog::sinks::base_sink<std::mutex> {
     return file;
   }
 
-  // FILE.(n-1) -> FILE.n ... FILE -> FILE.1, then a new FILE. A rename that
-  // fails (a read-only directory) leaves the file growing, not lost.
+  // FILE.(n-1) -> FILE.n ... FILE -> FILE.1, then a new FILE. The open file
+  // is renamed, not closed first, so if the new FILE cannot be opened the
+  // lines go on into FILE.1. A rename that fails (a read-only directory)
+  // leaves the file growing, not lost.
   void Rotate() {
     namespace fs = std::filesystem;
-    file_->close();
     std::error_code ec;
     const int n = std::max(options_.max_files, 1);
     fs::remove(path_ + "." + std::to_string(n), ec);
@@ -79,7 +80,13 @@ class LogFileSink final : public spdlog::sinks::base_sink<std::mutex> {
     }
     fs::rename(path_, path_ + ".1", ec);
     if (ec) std::fprintf(stderr, "log: cannot rotate %s: %s\n", path_.c_str(), ec.message().c_str());
-    file_ = Open();
+    try {
+      file_ = Open();
+    } catch (const spdlog::spdlog_ex& e) {
+      // Lines go on into the renamed file; the next try is a file's size later.
+      std::fprintf(stderr, "log: %s; writing on in %s.1\n", e.what(), path_.c_str());
+      size_ = 0;
+    }
   }
 
   const std::string path_;
