@@ -184,8 +184,85 @@ void ReplyAddResults(CallContext& ctx, const std::vector<AddResult>& results) {
   }
 }
 
-void DoAdd(CallContext& ctx, FrontierNode& node, const std::string& crawl,
-           std::span<const std::string> urls, const AddRequest& proto) {
+// A long add runs CrawlCore::kAddChunk URLs per step of its connection
+// (CallContext::ContinueWith): with one io thread, a 50,000-URL ADD or a
+// sitemap's DONE made the thread's other connections wait for all of it.
+// An ADD's requests are made a piece at a time from its arguments, which
+// stay in place until the last step.
+struct AddSteps {
+  std::string crawl;
+  std::vector<AddRequest> reqs;  // a DONE's links; empty for an ADD
+  AddRequest proto;              // an ADD's: every URL but its url
+  size_t first_url = 0;          // an ADD's first URL argument
+  size_t total = 0;
+  std::vector<AddResult> results;
+  size_t at = 0;
+  uint64_t ticket = 0;  // the latest of the pieces', committed with the reply
+};
+using AddReply = std::function<void(CallContext&, const std::vector<AddResult>&)>;
+
+Status AddPiece(CallContext& ctx, CrawlCore& core, AddSteps& add) {
+  const size_t n = std::min(CrawlCore::kAddChunk, add.total - add.at);
+  std::vector<AddRequest> made;
+  std::span<const AddRequest> piece;
+  if (add.reqs.empty()) {
+    made.assign(n, add.proto);
+    for (size_t i = 0; i < n; ++i) made[i].url = ctx.args()[add.first_url + add.at + i];
+    piece = made;
+  } else {
+    piece = std::span(add.reqs).subspan(add.at, n);
+  }
+  std::vector<AddResult> part;
+  uint64_t ticket = 0;
+  CRAWLFRONT_RETURN_IF_ERROR(core.Add(add.crawl, piece, &part, &ticket));
+  add.results.insert(add.results.end(), std::make_move_iterator(part.begin()),
+                     std::make_move_iterator(part.end()));
+  add.ticket = std::max(add.ticket, ticket);
+  add.at += n;
+  return Status::Ok();
+}
+
+// One piece of `add`; true after the last, which commits with the round and
+// replies.
+bool AddStep(CallContext& ctx, FrontierNode& node, AddSteps& add, const AddReply& reply) {
+  CrawlCore& core = node.crawl();
+  Status s = AddPiece(ctx, core, add);
+  if (s.ok()) {
+    if (add.at < add.total) return false;
+    s = WithCrawlRound(ctx, core, [&](uint64_t* round_ticket) {
+      if (round_ticket == nullptr) return core.Sync(add.ticket);
+      *round_ticket = add.ticket;
+      return Status::Ok();
+    });
+  }
+  if (!s.ok()) {
+    node.NoteError("add: " + s.ToString());
+    ctx.reply().Error("ERR " + s.message());
+    return true;
+  }
+  reply(ctx, add.results);
+  return true;
+}
+
+void AddInSteps(CallContext& ctx, FrontierNode& node, std::shared_ptr<AddSteps> add,
+                AddReply reply) {
+  add->results.reserve(add->total);
+  ctx.ContinueWith([&node, add, reply = std::move(reply)](CallContext& step) {
+    return AddStep(step, node, *add, reply);
+  });
+}
+
+void DoAdd(CallContext& ctx, FrontierNode& node, const std::string& crawl, size_t first_url,
+           const AddRequest& proto) {
+  std::span<const std::string> urls = ctx.args().subspan(first_url);
+  if (urls.size() > CrawlCore::kAddChunk) {
+    auto add = std::make_shared<AddSteps>();
+    add->crawl = crawl;
+    add->proto = proto;
+    add->first_url = first_url;
+    add->total = urls.size();
+    return AddInSteps(ctx, node, std::move(add), ReplyAddResults);
+  }
   std::vector<AddRequest> reqs(urls.size(), proto);
   for (size_t i = 0; i < urls.size(); ++i) reqs[i].url = urls[i];
   std::vector<AddResult> results;
@@ -201,7 +278,7 @@ void DoAdd(CallContext& ctx, FrontierNode& node, const std::string& crawl,
 }
 
 void AddCmd(CallContext& ctx, FrontierNode& node) {
-  DoAdd(ctx, node, std::string(kDefaultCrawl), ctx.args().subspan(1), AddRequest{});
+  DoAdd(ctx, node, std::string(kDefaultCrawl), 1, AddRequest{});
 }
 
 void AddXCmd(CallContext& ctx, FrontierNode& node) {
@@ -222,7 +299,7 @@ void AddXCmd(CallContext& ctx, FrontierNode& node) {
   proto.priority = static_cast<int32_t>(priority);
   proto.refetch_at_ms = refetch;
   proto.parent = o.Get("PARENT");
-  DoAdd(ctx, node, CrawlOf(o), ctx.args().subspan(o.rest()), proto);
+  DoAdd(ctx, node, CrawlOf(o), o.rest(), proto);
 }
 
 }  // namespace
@@ -304,12 +381,21 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.sitemap = sitemap == 1;
   if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
   bool known = false;
+  CrawlCore::LaterLinks later;
   Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {
-    return node.crawl().Done(args[1], args[2], r, &known, ticket);
+    return node.crawl().Done(args[1], args[2], r, &known, ticket, &later);
   });
   if (!s.ok()) return ctx.reply().Error("ERR " + s.message());
   if (known) node.NoteWorker(args[1], 1, ctx.client().id, ctx.client().peer);
   if (known && r.outcome == DoneOutcome::kFailed) node.NoteError("fetch failed: " + r.reason);
+  if (!later.links.empty()) {
+    auto add = std::make_shared<AddSteps>();
+    add->crawl = std::move(later.crawl);
+    add->reqs = std::move(later.links);
+    add->total = add->reqs.size();
+    return AddInSteps(ctx, node, std::move(add),
+                      [](CallContext& step, const auto&) { step.reply().Integer(1); });
+  }
   ctx.reply().Integer(known ? 1 : 0);
 }
 

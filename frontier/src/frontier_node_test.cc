@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -85,6 +86,64 @@ TEST_F(FrontierNodeTest, SlowAdminCommandDoesNotHoldUpOtherConnections) {
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ((*after)[0].str, "OK");
   EXPECT_EQ((*after)[1].str, "next");
+}
+
+// A call longer than CrawlCore::kAddChunk URLs runs in pieces, between
+// which the io thread serves its other connections (resp_server_test shows
+// that part); its reply is still one, in its place in the pipeline.
+TEST_F(FrontierNodeTest, LongAddsAndDonesAreAnsweredAsOne) {
+  auto a = Connect();
+  ASSERT_TRUE(a);
+  const size_t n = 2 * CrawlCore::kAddChunk + 300;
+  std::vector<std::string> add{"FRONTIER.ADD"};
+  std::vector<std::string> want;  // "1", "0" or "rejected"
+  std::set<std::string> added;
+  for (size_t i = 0; i < n; ++i) {
+    // The last 200 repeat URLs of the first piece.
+    std::string url = "http://a.test/p" + std::to_string(i < n - 200 ? i : i - (n - 200));
+    if (i % 500 == 499) url = "http://[bad/" + std::to_string(i);
+    add.push_back(url);
+    if (i % 500 == 499) {
+      want.push_back("rejected");
+    } else {
+      want.push_back(added.insert(url).second ? "1" : "0");
+    }
+  }
+  auto replies = a->Pipeline({add, {"ECHO", "next"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+  ASSERT_EQ(replies->size(), 2u);
+  ASSERT_EQ((*replies)[0].elements.size(), n) << (*replies)[0].ToDebugString().substr(0, 200);
+  for (size_t i = 0; i < n; ++i) {
+    const RespValue& v = (*replies)[0].elements[i];
+    std::string got = v.type == RespType::kInteger ? std::to_string(v.integer)
+                                                           : v.str.substr(0, 8);
+    ASSERT_EQ(got, want[i]) << "URL " << i << ": " << v.ToDebugString();
+  }
+  EXPECT_EQ((*replies)[1].str, "next");
+
+  // A page whose links are more than a piece: the robots lease first.
+  auto lease = a->Command({"FRONTIER.LEASE", "w", "1", "BLOCK", "10000"});
+  ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+  auto robots = a->Command({"FRONTIER.DONE", "w", lease->elements[0].elements[0].str, "robots",
+                            "STATUS", "404"});
+  ASSERT_TRUE(robots.ok() && robots->integer == 1) << robots->ToDebugString();
+  lease = a->Command({"FRONTIER.LEASE", "w", "1", "BLOCK", "10000"});
+  ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+  std::vector<std::string> done{"FRONTIER.DONE", "w", lease->elements[0].elements[0].str,
+                                "fetched", "STATUS", "200", "LINKS"};
+  const size_t links = CrawlCore::kAddChunk + 500;
+  for (size_t i = 0; i < links; ++i) done.push_back("http://b.test/l" + std::to_string(i));
+  done.push_back("http://a.test/p1");  // seen before
+  replies = a->Pipeline({done, {"ECHO", "after done"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+  EXPECT_EQ((*replies)[0].integer, 1) << (*replies)[0].ToDebugString();
+  EXPECT_EQ((*replies)[1].str, "after done");
+  for (size_t i : {size_t{0}, CrawlCore::kAddChunk, links - 1}) {
+    auto seen = a->Command({"FRONTIER.SEEN", "http://b.test/l" + std::to_string(i)});
+    ASSERT_TRUE(seen.ok());
+    EXPECT_EQ(seen->integer, 1) << i;
+  }
+  EXPECT_EQ(node_->crawl().Stats("default").urls_seen, static_cast<int64_t>(added.size() + links));
 }
 
 // A client's reply timeout can be raised after connecting (crawlctl does

@@ -209,7 +209,8 @@ void CrawlCore::DoneRobots(LeaseInFlight& l, const DoneReport& report, int64_t n
 }
 
 Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
-                       const DoneReport& report, bool* known, uint64_t* ticket) {
+                       const DoneReport& report, bool* known, uint64_t* ticket,
+                       LaterLinks* later) {
   *known = false;
   if (ticket) *ticket = 0;
   std::vector<AddRequest> links;
@@ -267,7 +268,9 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
                : h.place == Place::kHeap && (was != h.place || h.place_ms < was_ms);
     *known = true;
   }
-  if (!links.empty()) {
+  if (later && links.size() > kAddChunk) {
+    *later = LaterLinks{std::move(crawl), std::move(links)};
+  } else if (!links.empty()) {
     std::vector<AddResult> results;
     uint64_t add_ticket = 0;
     CRAWLFRONT_RETURN_IF_ERROR(Add(crawl, links, &results, ticket ? &add_ticket : nullptr));

@@ -110,19 +110,42 @@ void RespSession::OnDeferredComplete(std::string encoded) {
   wake_timer_.cancel();
 }
 
-void RespSession::ExecuteOne() {
+template <typename Fn>
+void RespSession::Execute(Fn run) {
   round_.BeginCommand(out_.size());
   CallContext ctx(server_, args_, state_, &out_, deliver_, &round_);
-  server_.Dispatch(ctx, command_);
+  run(ctx);
   round_.EndCommand(out_.size(), ctx.deferred());
   if (ctx.deferred()) waiting_deferred_ = true;
   if (ctx.close_after_reply()) closing_ = true;
+  if (ctx.continues()) step_ = ctx.TakeStep();
+}
+
+void RespSession::ExecuteOne() {
+  Execute([this](CallContext& ctx) { server_.Dispatch(ctx, command_); });
+}
+
+// args_ still holds the long command's request: the next one is taken only
+// once its last step has run. A throwing step ends the command as a
+// throwing handler does (Dispatch).
+void RespSession::RunStep() {
+  PassScope pass;
+  CallContext::Step step = std::exchange(step_, nullptr);
+  Execute([&step, this](CallContext& ctx) {
+    const size_t reply_start = out_.size();
+    try {
+      if (!step(ctx)) ctx.ContinueWith(std::move(step));
+    } catch (const std::exception& e) {
+      out_.resize(reply_start);
+      ctx.reply().Error(std::string("ERR internal error: ") + e.what());
+    }
+  });
 }
 
 bool RespSession::ProcessBuffered() {
   PassScope pass;  // a command's PassLock ends with the pass at the latest
   // Each pass consumes one request from the parser or returns.
-  while (!closing_ && !waiting_deferred_) {
+  while (!closing_ && !waiting_deferred_ && !step_) {
     if (out_.size() >= server_.options().max_pending_replies) return true;
     Result<bool> got = TakeNext();
     if (!got.ok()) {
@@ -240,6 +263,15 @@ asio::awaitable<void> RespSession::Run(std::shared_ptr<RespSession> self) {
   // Ends when the peer closes, an error occurs, or the server shuts down.
   while (!closed_) {
     bool over_cap = ProcessBuffered();
+    // A long command's pieces, one per turn of the io thread: the other
+    // connections on it are served in between, not after the whole call.
+    while (step_ && !closed_) {
+      idle_deadline_ = Clock::time_point::max();  // busy for the client
+      co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+      RunStep();
+      if (!step_) over_cap = ProcessBuffered();
+    }
+    if (closed_) break;
     bool held = waiting_deferred_;
     // Every reply of the round waits for the round's commits. Yielding first
     // lets the other connections of this io thread that are ready in the
@@ -275,6 +307,11 @@ asio::awaitable<bool> RespSession::ReadSome() {
     size_t n = socket_.read_some(asio::buffer(buf.data(), buf.size()), ec);
     if (!ec) {
       parser_.Feed(std::string_view(buf.data(), n));
+      // A request of megabytes (a 50,000-URL ADD) arrives a read at a time:
+      // the thread's other connections are served between its reads.
+      if (parser_.in_progress() && n == buf.size()) {
+        co_await asio::post(socket_.get_executor(), asio::use_awaitable);
+      }
       co_return true;
     }
     if (ec != asio::error::would_block) co_return false;

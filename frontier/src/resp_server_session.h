@@ -37,6 +37,10 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   void PeekNext();
   const RespServer::CommandEntry* LookupCommand(const std::string& name);
   void ExecuteOne();
+  // Runs the pending step of a long command (CallContext::ContinueWith).
+  void RunStep();
+  template <typename Fn>
+  void Execute(Fn run);
   boost::asio::awaitable<bool> Flush();
   // Runs the round's commits (see RoundCommit), then fixes up its replies.
   boost::asio::awaitable<void> FinishRound();
@@ -65,6 +69,7 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   Status peek_error_;
   std::string out_;
   std::string writing_;
+  CallContext::Step step_;  // a long command's next piece, if one runs
   bool waiting_deferred_ = false;
   bool closing_ = false;
   bool closed_ = false;

@@ -6,6 +6,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -113,6 +114,51 @@ class RespServerTest : public ::testing::Test {
       ctx.reply().SimpleString("OK");
     };
     server_->Register("PEEK", peek);
+    RegisterStepCommands();
+  }
+  // STEPS n: replies n after n steps (a step that is told to throws).
+  // WAITFLAG: steps until SETFLAG has run on some connection; replies
+  // "seen", or "timeout" after 30 s.
+  void RegisterStepCommands() {
+    CommandSpec steps;
+    steps.arity = -2;
+    steps.handler = [this](CallContext& ctx) {
+      auto left = std::make_shared<int64_t>(std::stoll(ctx.args()[1]));
+      ctx.ContinueWith([this, left](CallContext& step) {
+        {
+          std::lock_guard<std::mutex> lock(events_mu_);
+          events_.push_back("step " + step.args()[1] + " " + std::to_string(*left));
+        }
+        if (step.args().size() > 2 && *left == 1) throw std::runtime_error("step failed");
+        if (--*left > 0) return false;
+        step.reply().Integer(std::stoll(step.args()[1]));
+        return true;
+      });
+    };
+    server_->Register("STEPS", steps);
+    CommandSpec wait;
+    wait.arity = 1;
+    wait.handler = [this](CallContext& ctx) {
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      ctx.ContinueWith([this, deadline](CallContext& step) {
+        if (flag_.load()) {
+          step.reply().SimpleString("seen");
+        } else if (std::chrono::steady_clock::now() > deadline) {
+          step.reply().SimpleString("timeout");
+        } else {
+          return false;
+        }
+        return true;
+      });
+    };
+    server_->Register("WAITFLAG", wait);
+    CommandSpec set;
+    set.arity = 1;
+    set.handler = [this](CallContext& ctx) {
+      flag_.store(true);
+      ctx.reply().SimpleString("OK");
+    };
+    server_->Register("SETFLAG", set);
   }
   void Release() {
     std::lock_guard<std::mutex> lock(held_mu_);
@@ -126,6 +172,7 @@ class RespServerTest : public ::testing::Test {
   std::vector<std::shared_ptr<DeferredReply>> held_;
   std::mutex events_mu_;
   std::vector<std::string> events_;
+  std::atomic<bool> flag_{false};
 };
 
 TEST_F(RespServerTest, PingEchoSelectClient) {
@@ -430,6 +477,42 @@ TEST_F(RespServerTest, DeferredRepliesKeepOrder) {
   std::vector<std::string> got;
   for (const RespValue& v : *replies) got.push_back(v.str);
   EXPECT_EQ(got, (std::vector<std::string>{"a", "b", "c", "d", "PONG"}));
+}
+
+TEST_F(RespServerTest, LongCommandsStepInPipelineOrder) {
+  StartServer();
+  auto c = Connect(*server_);
+  ASSERT_TRUE(c);
+  auto replies = c->Pipeline({{"ECHO", "a"}, {"STEPS", "3"}, {"ECHO", "b"}, {"STEPS", "2"},
+                              {"STEPS", "2", "throw"}, {"PING"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+  ASSERT_EQ(replies->size(), 6u);
+  EXPECT_EQ((*replies)[0].str, "a");
+  EXPECT_EQ((*replies)[1].integer, 3);
+  EXPECT_EQ((*replies)[2].str, "b");
+  EXPECT_EQ((*replies)[3].integer, 2);
+  EXPECT_TRUE((*replies)[4].is_error());
+  EXPECT_NE((*replies)[4].str.find("step failed"), std::string::npos) << (*replies)[4].str;
+  EXPECT_EQ((*replies)[5].str, "PONG");
+  std::lock_guard<std::mutex> lock(events_mu_);
+  EXPECT_EQ(events_, (std::vector<std::string>{"step 3 3", "step 3 2", "step 3 1", "step 2 2",
+                                               "step 2 1", "step 2 2", "step 2 1"}));
+}
+
+// One io thread serves both connections: SETFLAG can only run between
+// WAITFLAG's steps.
+TEST_F(RespServerTest, OtherConnectionsOfTheThreadRunBetweenSteps) {
+  RespServerOptions options = TestOptions();
+  options.threads = 1;
+  StartServer(options);
+  auto waiting = Connect(*server_);
+  auto other = Connect(*server_);
+  ASSERT_TRUE(waiting && other);
+  ASSERT_TRUE(waiting->SendRaw(EncodeCommand({"WAITFLAG"}) + EncodeCommand({"ECHO", "after"})).ok());
+  EXPECT_EQ(Call(*other, {"PING"}).str, "PONG");
+  EXPECT_EQ(Call(*other, {"SETFLAG"}).str, "OK");
+  EXPECT_EQ(waiting->ReadReply()->str, "seen");
+  EXPECT_EQ(waiting->ReadReply()->str, "after");
 }
 
 TEST_F(RespServerTest, HeldReplyBlocksOnlyItsConnection) {

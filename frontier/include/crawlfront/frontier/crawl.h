@@ -265,8 +265,15 @@ class CrawlCore {
   // Closes a lease with its result. `known` = false (and OK) if the lease id
   // is unknown, expired or of another worker: the report is ignored.
   // InvalidArgument for a report that does not fit the lease kind.
+  // A page's links are added as by Add, before Done returns; with `later`,
+  // more than kAddChunk of them are moved there instead, for the caller to
+  // Add (in pieces, between other work).
+  struct LaterLinks {
+    std::string crawl;
+    std::vector<AddRequest> links;
+  };
   Status Done(std::string_view worker, std::string_view lease_id, const DoneReport& report,
-              bool* known, uint64_t* ticket = nullptr);
+              bool* known, uint64_t* ticket = nullptr, LaterLinks* later = nullptr);
   // Makes every change up to `ticket` (from Add, Lease or Done) durable,
   // with one RocksDB write for everything pending if it is not yet written.
   // Returns the error of a failed write (after which every call fails).

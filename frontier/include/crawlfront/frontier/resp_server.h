@@ -18,6 +18,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "crawlfront/common/resp.h"
@@ -182,6 +183,17 @@ class CallContext {
   void CloseAfterReply() { close_after_reply_ = true; }
   bool close_after_reply() const { return close_after_reply_; }
 
+  // A long command in pieces: after this handler returns, the io thread
+  // serves its other ready connections, then calls `step` with a new
+  // CallContext (same args()), and again after each call that returns
+  // false. The connection runs nothing else meanwhile. Steps write nothing
+  // until the one that returns true, which writes the reply (JoinCommit
+  // works there as in a handler). Write no reply when calling this.
+  using Step = std::function<bool(CallContext&)>;
+  void ContinueWith(Step step) { step_ = std::move(step); }
+  bool continues() const { return static_cast<bool>(step_); }
+  Step TakeStep() { return std::exchange(step_, nullptr); }
+
   // Group commit: the round's commit of type T under `key` (created with
   // make() by the first command of the round that asks), joined by this
   // command: its reply is sent only after T::Commit() succeeded, and becomes
@@ -207,6 +219,7 @@ class CallContext {
   CommitRound* round_;
   bool deferred_ = false;
   bool close_after_reply_ = false;
+  Step step_;
 };
 
 // Command flags, shown by COMMAND and used for the auth check.
