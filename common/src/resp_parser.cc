@@ -218,7 +218,13 @@ RespParser::Step RespParser::ParseOne(RespValue* out, bool* is_aggregate_start,
       *out = RespValue::Null();
     } else {
       out->type = AggregateType(type);
-      out->elements.reserve(static_cast<size_t>(std::min(slots, kMaxReserve)));
+      const auto reserve = static_cast<size_t>(std::min(slots, kMaxReserve));
+      if (mode_ == Mode::kRequest) {
+        request_args_.clear();
+        request_args_.reserve(reserve);
+      } else {
+        out->elements.reserve(reserve);
+      }
       *count = slots;
       *is_aggregate_start = *count > 0;
     }
@@ -238,7 +244,12 @@ bool RespParser::Attach(RespValue value, RespValue* done) {
   // Bounded by the nesting limit: each pass pops one frame.
   while (!stack_.empty()) {
     Frame& top = stack_.back();
-    top.value.elements.push_back(std::move(value));
+    // A request is one array of bulk strings (ParseOne refuses the rest).
+    if (mode_ == Mode::kRequest) {
+      request_args_.push_back(std::move(value.str));
+    } else {
+      top.value.elements.push_back(std::move(value));
+    }
     if (--top.remaining > 0) return false;
     value = std::move(top.value);
     stack_.pop_back();
@@ -248,7 +259,9 @@ bool RespParser::Attach(RespValue value, RespValue* done) {
   return true;
 }
 
-Result<bool> RespParser::Next(RespValue* out) {
+// In kRequest mode a request's arguments are left in request_args_ (*out
+// holds nothing of them).
+Result<bool> RespParser::Parse(RespValue* out) {
   if (!error_.ok()) return error_;
   // Every pass consumes bytes or returns, so the loop ends with the buffer.
   while (true) {
@@ -269,7 +282,8 @@ Result<bool> RespParser::Next(RespValue* out) {
         return false;
       }
       if (inline_cmd.elements.empty()) continue;  // blank line: skip
-      *out = std::move(inline_cmd);
+      request_args_.clear();
+      for (RespValue& e : inline_cmd.elements) request_args_.push_back(std::move(e.str));
       return true;
     }
     RespValue value;
@@ -292,9 +306,20 @@ Result<bool> RespParser::Next(RespValue* out) {
     }
     if (!Attach(std::move(value), out)) continue;
     // Redis ignores "*0" and "*-1" requests; so do we.
-    if (mode_ == Mode::kRequest && out->elements.empty()) continue;
+    if (mode_ == Mode::kRequest && request_args_.empty()) continue;
     return true;
   }
+}
+
+Result<bool> RespParser::Next(RespValue* out) {
+  Result<bool> got = Parse(out);
+  if (!got.ok() || !*got || mode_ != Mode::kRequest) return got;
+  std::vector<RespValue> elements;
+  elements.reserve(request_args_.size());
+  for (std::string& arg : request_args_) elements.push_back(RespValue::Bulk(std::move(arg)));
+  request_args_.clear();
+  *out = RespValue::Array(std::move(elements));
+  return true;
 }
 
 Result<bool> RespParser::NextCommand(std::vector<std::string>* args) {
@@ -304,8 +329,13 @@ Result<bool> RespParser::NextCommand(std::vector<std::string>* args) {
   }
   args->clear();
   RespValue value;
-  Result<bool> got = Next(&value);
+  Result<bool> got = Parse(&value);
   if (!got.ok() || !*got) return got;
+  if (mode_ == Mode::kRequest) {
+    args->swap(request_args_);
+    request_args_.clear();
+    return true;
+  }
   args->reserve(value.elements.size());
   for (RespValue& e : value.elements) args->push_back(std::move(e.str));
   return true;

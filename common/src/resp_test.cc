@@ -258,6 +258,42 @@ TEST(RespParserTest, WholeRequestFastPathAgreesWithGeneralPath) {
   }
 }
 
+// A long request arriving in pieces is built as strings, not RespValues
+// (the general path); Next and NextCommand give the same arguments.
+TEST(RespParserTest, LongRequestInPiecesKeepsEveryArgument) {
+  std::vector<std::string> want{"FRONTIER.ADD"};
+  for (int i = 0; i < 3000; ++i) {
+    want.push_back("http://h" + std::to_string(i % 7) + ".test/" + std::string(i % 50, 'x'));
+  }
+  std::string wire = EncodeCommand(want) + "PING a\r\n" + EncodeCommand({"ECHO", ""});
+  for (bool use_next_command : {true, false}) {
+    RespParser parser(RespParser::Mode::kRequest);
+    std::vector<std::vector<std::string>> got;
+    std::vector<std::string> args{"stale"};
+    for (size_t at = 0; at < wire.size(); at += 4093) {
+      parser.Feed(std::string_view(wire).substr(at, 4093));
+      for (;;) {
+        Result<bool> r = false;
+        if (use_next_command) {
+          r = parser.NextCommand(&args);
+        } else {
+          RespValue v;
+          r = parser.Next(&v);
+          args.clear();
+          for (const RespValue& e : v.elements) args.push_back(e.str);
+        }
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        if (!*r) break;
+        got.push_back(args);
+      }
+    }
+    ASSERT_EQ(got.size(), 3u) << use_next_command;
+    EXPECT_EQ(got[0], want);
+    EXPECT_EQ(got[1], (std::vector<std::string>{"PING", "a"}));
+    EXPECT_EQ(got[2], (std::vector<std::string>{"ECHO", ""}));
+  }
+}
+
 TEST(RespParserTest, NextCommandReusesAndResizesArgs) {
   RespParser parser(RespParser::Mode::kRequest);
   parser.Feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n");

@@ -508,7 +508,8 @@ TEST_F(RespServerTest, OtherConnectionsOfTheThreadRunBetweenSteps) {
   auto waiting = Connect(*server_);
   auto other = Connect(*server_);
   ASSERT_TRUE(waiting && other);
-  ASSERT_TRUE(waiting->SendRaw(EncodeCommand({"WAITFLAG"}) + EncodeCommand({"ECHO", "after"})).ok());
+  const std::string wire = EncodeCommand({"WAITFLAG"}) + EncodeCommand({"ECHO", "after"});
+  ASSERT_TRUE(waiting->SendRaw(wire).ok());
   EXPECT_EQ(Call(*other, {"PING"}).str, "PONG");
   EXPECT_EQ(Call(*other, {"SETFLAG"}).str, "OK");
   EXPECT_EQ(waiting->ReadReply()->str, "seen");

@@ -134,6 +134,8 @@ class RespParser {
   };
   enum class Step { kValue, kNeedMore, kError };
 
+  // Next() without building a kRequest request's array (see request_args_).
+  Result<bool> Parse(RespValue* out);
   Step ParseOne(RespValue* out, bool* is_aggregate_start, int64_t* count);
   Step ParseLine(std::string_view* line);
   Step ParseLength(std::string_view digits, bool allow_minus_one, int64_t* len,
@@ -157,6 +159,9 @@ class RespParser {
   size_t pos_ = 0;
   size_t frame_bytes_ = 0;  // bytes of the current top-level value consumed
   std::vector<Frame> stack_;
+  // kRequest: the arguments of the request being parsed, as strings (32
+  // bytes each, not a RespValue's 120: a 10^6-argument request is 32 MB).
+  std::vector<std::string> request_args_;
   Status error_;
 };
 
