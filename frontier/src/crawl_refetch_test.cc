@@ -241,5 +241,50 @@ TEST_F(RefetchTest, AReadSitemapIsQueuedAgainAfterSitemapRefetch) {
   EXPECT_TRUE(LeaseN(5).empty());
 }
 
+// A sitemap read again recrawls (due now) the links whose <lastmod> is
+// later than its previous read; the first read recrawls nothing.
+TEST_F(RefetchTest, ASitemapReadAgainRecrawlsTheLinksChangedSince) {
+  Close();
+  CrawlOptions o = NoRobotsOptions();
+  o.sitemap_refetch = std::chrono::milliseconds(60'000);
+  Open(o);
+  const std::string sitemap = "http://a.test/sitemap.xml";
+  for (const char* u : {"http://a.test/old", "http://a.test/none", "http://a.test/changed"}) {
+    FetchOnce(u);
+  }
+  const int64_t first_read_s = clock_.NowMs() / 1000;
+  DoneReport read = Fetched(200, {"http://a.test/old", "http://a.test/none",
+                                  "http://a.test/changed", "http://a.test/new"});
+  read.sitemap = true;
+  read.lastmod_s = {first_read_s - 10, 0, first_read_s + 30, first_read_s + 30};
+  AddUrls({sitemap});
+  auto l = LeaseN(1);
+  ASSERT_EQ(l.size(), 1u);
+  ASSERT_TRUE(Done(l[0], read));
+  l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u) << "the first read recrawls nothing";
+  EXPECT_EQ(l[0].url, "http://a.test/new");
+  ASSERT_TRUE(Done(l[0], Fetched()));
+
+  clock_.Advance(60'000);
+  l = LeaseN(5);
+  ASSERT_EQ(l.size(), 1u);
+  ASSERT_EQ(l[0].url, sitemap);
+  ASSERT_TRUE(Done(l[0], read));
+  std::vector<std::string> leased;
+  for (auto lease = LeaseN(5); !lease.empty(); lease = LeaseN(5)) {
+    for (const auto& x : lease) {
+      leased.push_back(x.url);
+      ASSERT_TRUE(Done(x, Fetched()));
+    }
+  }
+  EXPECT_EQ(leased, (std::vector<std::string>{"http://a.test/changed", "http://a.test/new"}))
+      << "changed after the first read: /changed, and /new (fetched since, but listed "
+         "with a later lastmod)";
+  auto q = Queue();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].url, sitemap);
+}
+
 }  // namespace
 }  // namespace crawlfront

@@ -347,6 +347,29 @@ void LeaseCmd(CallContext& ctx, FrontierNode& node) {
   EncodeLeases(ctx.reply(), leases);
 }
 
+// LASTMOD's "s,s,...": one Unix-seconds value (0: none) per link; "" is none.
+bool ParseLastmods(std::string_view list, size_t links, std::vector<int64_t>* out,
+                   std::string* err) {
+  if (list.empty()) return true;
+  out->reserve(links);
+  for (size_t at = 0; at <= list.size();) {
+    size_t comma = std::min(list.find(',', at), list.size());
+    auto v = ToInt(list.substr(at, comma - at));
+    if (!v || *v < 0) {
+      *err = "ERR LASTMOD wants comma-separated Unix seconds, one per link";
+      return false;
+    }
+    out->push_back(*v);
+    at = comma + 1;
+  }
+  if (out->size() != links) {
+    *err = "ERR LASTMOD has " + std::to_string(out->size()) + " values for " +
+           std::to_string(links) + " links";
+    return false;
+  }
+  return true;
+}
+
 // FRONTIER.DONE worker lease outcome [STATUS c] [MS ms] [DELAY ms] [REASON t]
 //               [BODY b] [SITEMAP 0|1] [LINKS url ...]
 void DoneCmd(CallContext& ctx, FrontierNode& node) {
@@ -362,8 +385,8 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
       break;
     }
   }
-  if (!o.Parse(args.subspan(0, links_at), 4, "", {"STATUS", "MS", "DELAY", "REASON", "BODY", "SITEMAP"},
-               &err)) {
+  if (!o.Parse(args.subspan(0, links_at), 4, "",
+               {"STATUS", "MS", "DELAY", "REASON", "BODY", "SITEMAP", "LASTMOD"}, &err)) {
     return ctx.reply().Error(err);
   }
   DoneReport r;
@@ -380,6 +403,9 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.body = o.Get("BODY");
   r.sitemap = sitemap == 1;
   if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
+  if (!ParseLastmods(o.Get("LASTMOD"), r.links.size(), &r.lastmod_s, &err)) {
+    return ctx.reply().Error(err);
+  }
   bool known = false;
   CrawlCore::LaterLinks later;
   Status s = WithCrawlRound(ctx, node.crawl(), [&](uint64_t* ticket) {

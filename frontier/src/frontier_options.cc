@@ -144,8 +144,9 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "after this long.");
   t->Add("crawl.sitemap_refetch", &F::sitemap_refetch, milliseconds(0), milliseconds(0), kYear,
          "A sitemap (or sitemap index) is fetched again this long after it was read, so URLs a "
-         "site adds to its sitemaps later are found; 0 = each sitemap is read once. A crawl "
-         "with it set never finishes: its sitemaps are always queued again.");
+         "site adds to its sitemaps later are found, and the URLs it lists with a <lastmod> "
+         "later than its previous read are fetched again; 0 = each sitemap is read once. A "
+         "crawl with it set never finishes: its sitemaps are always queued again.");
   t->Add("crawl.queue_heads_bytes", &F::queue_heads_bytes, int64_t{256} << 20, 0,
          int64_t{1} << 40,
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "

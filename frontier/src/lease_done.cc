@@ -247,6 +247,9 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
     for (auto& u : urls) {
       links.push_back(AddRequest{std::move(u), l->rec.item.depth + 1, 0, l->rec.item.url, 0});
     }
+    if (!robots && report.sitemap && !report.lastmod_s.empty()) {
+      RecrawlChanged(h, l->rec.item, report.lastmod_s, now, &links);
+    }
     // A sitemap read is queued again as its recrawl, so that what a site adds
     // to it later is found; its own links never do that (no loops).
     if (report.sitemap && !robots && report.outcome == DoneOutcome::kFetched &&
@@ -278,6 +281,28 @@ Status CrawlCore::Done(std::string_view worker, std::string_view lease_id,
   }
   if (wake) Notify();
   return Status::Ok();
+}
+
+// A sitemap read again as its recrawl (the kRecrawl reference names this
+// very entry) was last read sitemap_refetch before that recrawl was due:
+// the links whose <lastmod> is later changed since, and are queued for a
+// recrawl now. A first read has no such time, and recrawls nothing.
+void CrawlCore::RecrawlChanged(const HostState& h, const QueueItem& sitemap,
+                               std::span<const int64_t> lastmod_s, int64_t now,
+                               std::vector<AddRequest>* links) {
+  const int64_t interval = options_.sitemap_refetch.count();
+  if (interval <= 0 || lastmod_s.size() != links->size()) return;
+  std::string value;
+  rocksdb::Status st = store_->db()->Get({}, store_->cf(Cf::kRecrawl),
+                                         RecrawlKey(h.prefix, sitemap.url), &value);
+  QueueItem ref;
+  if (!st.ok() || !DecodeRecrawlRef(value, &ref) || ref.seq != sitemap.seq) return;
+  const int64_t previous_read_ms = ref.due_ms - interval;
+  for (size_t i = 0; i < lastmod_s.size(); ++i) {
+    if (lastmod_s[i] > 0 && lastmod_s[i] * 1000 > previous_read_ms) {
+      (*links)[i].refetch_at_ms = now;
+    }
+  }
 }
 
 // The new deadline is written before the reply, as a DONE is: a renewal is

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <unordered_set>
 
@@ -74,7 +75,8 @@ std::string_view TrimXmlSpace(std::string_view s) {
 }
 
 // Parser state: the depth of the open element, whether the entry open at
-// depth 1 is a <url> (<sitemap> in an index), and the <loc> text so far.
+// depth 1 is a <url> (<sitemap> in an index), and its <loc> and <lastmod>
+// text so far (either may come first).
 struct State {
   XML_Parser parser = nullptr;
   const SitemapOptions* opts = nullptr;
@@ -83,11 +85,12 @@ struct State {
   std::unordered_set<std::string> seen;
   int depth = 0;
   bool entry = false;
-  bool in_loc = false;
+  std::string* field = nullptr;  // loc or lastmod while one is open
   std::string loc;
+  std::string lastmod;
   bool not_sitemap = false;
 
-  void TakeLoc() {
+  void TakeEntry() {
     const std::string_view text = TrimXmlSpace(loc);
     if (text.empty() || loc.size() > kMaxLocBytes) {
       ++out->rejected;
@@ -106,6 +109,7 @@ struct State {
     }
     seen.insert(url->spec);
     out->links.push_back(std::move(url->spec));
+    out->lastmod_s.push_back(ParseW3cDatetime(TrimXmlSpace(lastmod)).value_or(0));
   }
 };
 
@@ -122,9 +126,11 @@ void OnStart(void* data, const XML_Char* name, const XML_Char** /*attrs*/) {
     s.out->index = local == "sitemapindex";
   } else if (s.depth == 1) {
     s.entry = local == (s.out->index ? "sitemap" : "url");
-  } else if (s.depth == 2 && s.entry && local == "loc") {
-    s.in_loc = true;
     s.loc.clear();
+    s.lastmod.clear();
+  } else if (s.depth == 2 && s.entry && (local == "loc" || local == "lastmod")) {
+    s.field = local == "loc" ? &s.loc : &s.lastmod;
+    s.field->clear();
   }
   ++s.depth;
 }
@@ -132,18 +138,86 @@ void OnStart(void* data, const XML_Char* name, const XML_Char** /*attrs*/) {
 void OnEnd(void* data, const XML_Char* /*name*/) {
   State& s = *static_cast<State*>(data);
   --s.depth;
-  if (s.in_loc && s.depth == 2) {
-    s.in_loc = false;
-    s.TakeLoc();
+  if (s.depth == 2) s.field = nullptr;
+  if (s.depth == 1 && s.entry) {
+    s.entry = false;
+    s.TakeEntry();
   }
 }
 
 void OnText(void* data, const XML_Char* text, int len) {
   State& s = *static_cast<State*>(data);
-  if (s.in_loc && s.loc.size() <= kMaxLocBytes) {
-    s.loc.append(text, std::min<size_t>(len, kMaxLocBytes + 1 - s.loc.size()));
+  if (s.field && s.field->size() <= kMaxLocBytes) {
+    s.field->append(text, std::min<size_t>(len, kMaxLocBytes + 1 - s.field->size()));
   }
 }
+
+// "dd" at p (exactly `n` digits) into *v.
+bool Digits(std::string_view t, size_t at, size_t n, int* v) {
+  if (t.size() < at + n) return false;
+  int x = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+    x = x * 10 + (t[i] - '0');
+  }
+  *v = x;
+  return true;
+}
+
+// "Z", "+hh:mm" or "-hh:mm" (all of `t`), as seconds east of UTC. None is
+// taken as UTC: sitemaps in the wild leave it out.
+std::optional<int> ZoneOffset(std::string_view t) {
+  if (t.empty() || t == "Z") return 0;
+  int h = 0, m = 0;
+  if (t.size() != 6 || (t[0] != '+' && t[0] != '-') || t[3] != ':' || !Digits(t, 1, 2, &h) ||
+      !Digits(t, 4, 2, &m) || h > 23 || m > 59) {
+    return std::nullopt;
+  }
+  return (t[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+}
+
+// Seconds of "hh:mm[:ss[.s...]]" at the start of t, and the rest (the zone).
+std::optional<int> TimeOfDay(std::string_view t, std::string_view* zone) {
+  int h = 0, m = 0, sec = 0;
+  if (!Digits(t, 0, 2, &h) || t.size() < 5 || t[2] != ':' || !Digits(t, 3, 2, &m) || h > 23 ||
+      m > 59) {
+    return std::nullopt;
+  }
+  size_t at = 5;
+  if (t.size() > at && t[at] == ':') {
+    if (!Digits(t, at + 1, 2, &sec) || sec > 60) return std::nullopt;
+    at += 3;
+    if (t.size() > at && t[at] == '.') {
+      const size_t digits = t.find_first_not_of("0123456789", at + 1);
+      if (digits == at + 1) return std::nullopt;
+      at = digits == std::string_view::npos ? t.size() : digits;
+    }
+  }
+  *zone = t.substr(at);
+  return h * 3600 + m * 60 + std::min(sec, 59);
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseW3cDatetime(std::string_view t) {
+  int y = 0, mo = 1, d = 1;
+  if (!Digits(t, 0, 4, &y)) return std::nullopt;
+  if (t.size() > 4 && (t[4] != '-' || !Digits(t, 5, 2, &mo))) return std::nullopt;
+  if (t.size() > 7 && (t[7] != '-' || !Digits(t, 8, 2, &d))) return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year(y), std::chrono::month(mo),
+                                         std::chrono::day(d)};
+  if (!date.ok() || (t.size() != 4 && t.size() != 7 && t.size() < 10)) return std::nullopt;
+  int64_t secs = std::chrono::sys_days(date).time_since_epoch().count() * int64_t{86400};
+  if (t.size() == 4 || t.size() == 7 || t.size() == 10) return secs;
+  if (t[10] != 'T') return std::nullopt;
+  std::string_view zone;
+  const std::optional<int> tod = TimeOfDay(t.substr(11), &zone);
+  const std::optional<int> offset = tod ? ZoneOffset(zone) : std::nullopt;
+  if (!offset) return std::nullopt;
+  return secs + *tod - *offset;
+}
+
+namespace {
 
 void ParseXml(std::string_view xml, State* s) {
   XML_Parser p = XML_ParserCreate(nullptr);  // its XML declaration names the encoding

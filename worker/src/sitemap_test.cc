@@ -44,6 +44,52 @@ TEST(SitemapTest, UrlsetLocsAreCanonicalDeduplicatedAndInOrder) {
   EXPECT_EQ(r.error, "");
 }
 
+TEST(SitemapTest, W3cDatetimes) {
+  const int64_t day = 1764547200;  // 2025-12-01T00:00:00Z
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01"), day);
+  EXPECT_EQ(ParseW3cDatetime("2025-12"), day);
+  EXPECT_EQ(ParseW3cDatetime("2025"), 1735689600);  // 2025-01-01
+  EXPECT_EQ(ParseW3cDatetime("1970-01-01"), 0);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20Z"), day + 10 * 3600 + 20 * 60);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30Z"), day + 37230);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30.45Z"), day + 37230);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30+01:00"), day + 37230 - 3600);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30-05:30"), day + 37230 + 5 * 3600 + 1800);
+  EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30"), day + 37230);  // no zone: UTC
+  EXPECT_EQ(ParseW3cDatetime("2024-02-29"), 1709164800);
+  for (const char* bad : {"", "25-12-01", "2025-13-01", "2025-02-30", "2023-02-29",
+                          "2025-12-1", "2025-12-01T", "2025-12-01 10:20Z", "2025-12-01T24:00Z",
+                          "2025-12-01T10:60Z", "2025-12-01T10:20:30.Z", "2025-12-01T10Z",
+                          "2025-12-01T10:20+1:00", "2025-12-01T10:20+01:00x", "2025-12-01x",
+                          "yesterday", "2025-12-01T10:20:30+24:00"}) {
+    EXPECT_EQ(ParseW3cDatetime(bad), std::nullopt) << bad;
+  }
+}
+
+// Each link has its entry's <lastmod>, before or after <loc>; 0 without one
+// or with one that is no date. A repeated URL keeps its first entry's.
+TEST(SitemapTest, LinksCarryTheirLastmod) {
+  SitemapLinks r = ParseSitemap(
+      UrlSet("<url><loc>http://s.test/a</loc><lastmod>2025-12-01</lastmod></url>\n"
+             "<url><lastmod> 2025-12-01T00:00:10Z </lastmod><loc>http://s.test/b</loc></url>\n"
+             "<url><loc>http://s.test/c</loc></url>\n"
+             "<url><loc>http://s.test/d</loc><lastmod>last week</lastmod></url>\n"
+             "<url><loc>http://s.test/a</loc><lastmod>2026-01-01</lastmod></url>\n"
+             "<url><lastmod>2026-01-01</lastmod></url>\n"  // no loc: nothing
+             "<url><loc>http://s.test/e</loc><image><lastmod>2026-01-01</lastmod></image></url>"),
+      kFrom);
+  EXPECT_EQ(r.links, (Links{"http://s.test/a", "http://s.test/b", "http://s.test/c",
+                            "http://s.test/d", "http://s.test/e"}));
+  EXPECT_EQ(r.lastmod_s, (std::vector<int64_t>{1764547200, 1764547210, 0, 0, 0}));
+  EXPECT_EQ(r.rejected, 1u);
+  SitemapLinks index = ParseSitemap(
+      "<sitemapindex><sitemap><loc>http://s.test/s1.xml</loc><lastmod>2025-12-01</lastmod>"
+      "</sitemap></sitemapindex>",
+      kFrom);
+  EXPECT_EQ(index.links, (Links{"http://s.test/s1.xml"}));
+  EXPECT_EQ(index.lastmod_s, (std::vector<int64_t>{1764547200}));
+}
+
 // The XML declaration's encoding is honoured; links come out as UTF-8,
 // percent-encoded.
 TEST(SitemapTest, Latin1SitemapsAreDecoded) {

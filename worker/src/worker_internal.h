@@ -43,6 +43,7 @@ struct Report {
   std::vector<std::string> command;
   std::string outcome;
   std::vector<std::string> links;
+  std::vector<int64_t> lastmod_s;  // a sitemap's: each link's <lastmod>, 0 if none
   int64_t retry_delay_ms = -1;  // the DELAY sent for a 429/503, else -1
   std::string sitemap;          // "sitemap" or "sitemap index" when the body was one
   std::string note;  // why links were cut short or not followed (limit, bad XML, nofollow)

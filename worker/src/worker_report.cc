@@ -49,8 +49,20 @@ void AddSitemapLinks(const FetchResult& r, const ReportOptions& opts, Report* re
   if (!s.is_sitemap) return;
   rep->sitemap = s.index ? "sitemap index" : "sitemap";
   rep->links = std::move(s.links);
+  rep->lastmod_s = std::move(s.lastmod_s);
   if (s.truncated) rep->note = "cut at a limit";
   if (!s.error.empty()) rep->note = s.error;
+}
+
+// LASTMOD: the links' <lastmod>s for a frontier that reads sitemaps again
+// (it recrawls those changed since its previous read); left out when the
+// sitemap has none.
+void AddLastmods(const Report& rep, std::vector<std::string>* cmd) {
+  if (std::all_of(rep.lastmod_s.begin(), rep.lastmod_s.end(), [](int64_t s) { return s == 0; }))
+    return;
+  std::string list;
+  for (int64_t s : rep.lastmod_s) list += (list.empty() ? "" : ",") + std::to_string(s);
+  cmd->insert(cmd->end(), {"LASTMOD", std::move(list)});
 }
 
 void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
@@ -109,7 +121,10 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
   } else if (r.status >= 200 && r.status < 300) {
     AddSitemapLinks(r, opts, &rep);
   }
-  if (!rep.sitemap.empty() && opts.mark_sitemaps) cmd.insert(cmd.end(), {"SITEMAP", "1"});
+  if (!rep.sitemap.empty() && opts.mark_sitemaps) {
+    cmd.insert(cmd.end(), {"SITEMAP", "1"});
+    AddLastmods(rep, &cmd);
+  }
   if (!rep.links.empty()) {
     cmd.push_back("LINKS");
     cmd.insert(cmd.end(), rep.links.begin(), rep.links.end());

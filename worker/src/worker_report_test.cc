@@ -284,6 +284,32 @@ TEST(BuildReportTest, SitemapsAreMarkedForAFrontierThatRereadsThem) {
             (V{"fetched", "STATUS", "200", "MS", "12"}));
 }
 
+// LASTMOD (one <lastmod> per link, Unix seconds, 0 for none) goes with
+// SITEMAP 1, when the sitemap has any.
+TEST(BuildReportTest, SitemapLastmodsGoWithTheMark) {
+  Lease page{"L", "http://site.test/sitemap.xml", 0, 1, "page", "default"};
+  FetchResult r = Response(200, {{"content-type", "text/xml"}},
+                           "<urlset><url><loc>/a</loc><lastmod>2025-12-01</lastmod></url>"
+                           "<url><loc>/b</loc></url>"
+                           "<url><loc>/c</loc><lastmod>1970-01-01T00:00:07Z</lastmod></url>"
+                           "</urlset>");
+  r.url = page.url;
+  ReportOptions opts{"w1", true, 5, 60000, 20};
+  using V = std::vector<std::string>;
+  const V links{"LINKS", "http://site.test/a", "http://site.test/b", "http://site.test/c"};
+  V plain{"fetched", "STATUS", "200", "MS", "12"};
+  plain.insert(plain.end(), links.begin(), links.end());
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command), plain);
+  opts.mark_sitemaps = true;
+  V marked{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1", "LASTMOD", "1764547200,0,7"};
+  marked.insert(marked.end(), links.begin(), links.end());
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command), marked);
+  r.body = "<urlset><url><loc>/a</loc></url></urlset>";  // no lastmod at all
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command),
+            (V{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1", "LINKS",
+               "http://site.test/a"}));
+}
+
 TEST(BuildReportTest, NofollowCanBeIgnored) {
   Lease page{"L", "http://site.test/", 0, 1, "page", "default"};
   FetchResult r = Response(200, {{"content-type", "text/html"}},

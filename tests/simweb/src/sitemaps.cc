@@ -2,6 +2,9 @@
 // host's pages and a plain one of its orphan pages, which nothing links to,
 // so only a crawler that reads sitemaps finds them.
 
+#include <chrono>
+#include <ctime>
+
 #include "crawlfront/simweb/encoding.h"
 #include "crawlfront/simweb/resource.h"
 #include "render.h"
@@ -14,6 +17,16 @@ constexpr std::string_view kNs = "xmlns=\"http://www.sitemaps.org/schemas/sitema
 
 std::string Loc(uint32_t host, const std::string& path) {
   return "<loc>http://" + HostName(host) + path + "</loc>";
+}
+
+// The current time, "YYYY-MM-DDThh:mm:ssZ".
+std::string W3cNow() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
 }
 
 }  // namespace
@@ -36,8 +49,14 @@ std::string RenderSitemap(const SimWebOptions& o, const Resource& r) {
     }
     return Encode(ContentCoding::kGzip, out + "</urlset>\n");  // a .xml.gz file
   }
+  // Orphan 0 changes all the time (its lastmod is the time of the request),
+  // orphan 1 long ago, orphan 2 says nothing: a crawler that reads the
+  // sitemap again fetches only orphan 0 again.
   for (uint64_t a = 0; a < kOrphanPages; ++a) {
-    out += "  <url>" + Loc(r.host, PathOf(Resource{Kind::kOrphan, r.host, a, 0})) + "</url>\n";
+    out += "  <url>" + Loc(r.host, PathOf(Resource{Kind::kOrphan, r.host, a, 0}));
+    if (a == 0) out += "<lastmod>" + W3cNow() + "</lastmod>";
+    if (a == 1) out += "<lastmod>2026-01-01</lastmod>";
+    out += "</url>\n";
   }
   return out + "</urlset>\n";
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,13 @@ TEST(SimWebSitemapsTest, RobotsIndexSitemapsAndOrphans) {
   SitemapLinks orphans =
       ParseSitemap(web.Fetch(HostName(host), "/sitemap-orphans.xml").body, base + "/x");
   ASSERT_EQ(orphans.links.size(), kOrphanPages);
+  ASSERT_EQ(orphans.lastmod_s.size(), kOrphanPages);
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  EXPECT_LE(std::abs(orphans.lastmod_s[0] - now_s), 5) << "orphan 0 changed just now";
+  EXPECT_EQ(orphans.lastmod_s[1], 1767225600) << "2026-01-01";
+  EXPECT_EQ(orphans.lastmod_s[2], 0);
   for (uint32_t a = 0; a < kOrphanPages; ++a) {
     const std::string path = "/orphan/" + std::to_string(a);
     EXPECT_EQ(orphans.links[a], base + path);

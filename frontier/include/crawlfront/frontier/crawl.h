@@ -104,6 +104,10 @@ struct DoneReport {
   std::string body;           // robots: the robots.txt bytes
   bool sitemap = false;       // fetched: the body was a sitemap or sitemap index
   std::vector<std::string> links;  // fetched: absolute URLs (3xx: Location)
+  // A sitemap's: each link's <lastmod> in Unix seconds (0: none); empty, or
+  // as many as links. With sitemap_refetch, a re-read recrawls the links
+  // changed since the previous read.
+  std::vector<int64_t> lastmod_s;
 };
 
 struct CrawlStats {
@@ -519,6 +523,11 @@ class CrawlCore {
   void IndexRecrawl(const HostState& h, const QueueItem& item, rocksdb::WriteBatch* batch);
   Status FindRecrawl(const HostState& h, std::string_view url, QueueItem* entry, bool* found);
   void RetimeRecrawl(const HostState& h, const QueueItem& item, rocksdb::WriteBatch* batch);
+  // Sets refetch_at_ms = now on the links of a re-read sitemap whose
+  // <lastmod> is later than its previous read. REQUIRES: mu_ held.
+  void RecrawlChanged(const HostState& h, const QueueItem& sitemap,
+                      std::span<const int64_t> lastmod_s, int64_t now,
+                      std::vector<AddRequest>* links);
 
   // host_sched.cc: per-host queue heads and placement.
   int64_t DelayMs(const HostState& h) const;

@@ -4,6 +4,8 @@
 // bring these files to the crawl (docs/worker.md, "Sitemaps").
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,12 +27,21 @@ struct SitemapLinks {
   // <loc> values of <url> (or <sitemap>) entries, resolved against the
   // sitemap's URL, canonical, http(s) only, deduplicated, in file order.
   std::vector<std::string> links;
+  // Each link's <lastmod> in Unix seconds, 0 when absent or unreadable
+  // (same size as links).
+  std::vector<int64_t> lastmod_s;
   size_t rejected = 0;     // <loc> values that are not usable URLs
   bool truncated = false;  // stopped at max_links or max_bytes
   // Why parsing stopped early (bad XML, bad gzip); the links before it are
   // kept, as other crawlers keep them.
   std::string error;
 };
+
+// A W3C datetime as sitemaps use it (YYYY, YYYY-MM, YYYY-MM-DD, or with
+// Thh:mm, Thh:mm:ss or Thh:mm:ss.s and a zone Z or +hh:mm / -hh:mm, UTC if
+// none), in Unix seconds; nullopt for anything else. A date alone is its
+// midnight UTC.
+std::optional<int64_t> ParseW3cDatetime(std::string_view text);
 
 // Parses `body` (XML, or gzip of XML: detected by its magic bytes) fetched
 // from `sitemap_url`. Anything else (HTML, RSS, binary) gives is_sitemap =
