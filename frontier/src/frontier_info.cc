@@ -101,6 +101,8 @@ void RobotsSection(std::string* out, const FrontierOptions& o) {
        o.respect_robots ? std::string(RobotsProductToken(o.user_agent)) : "");
   // Workers mark sitemaps in their DONEs (SITEMAP 1) only when this is set.
   Line(out, "sitemap_refetch_ms", std::to_string(o.sitemap_refetch.count()));
+  // ... and their <lastmod>s (LASTMOD) only when this says the frontier reads them.
+  Line(out, "sitemap_lastmod", "1");
 }
 
 }  // namespace

@@ -177,6 +177,7 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
     in_flight_.erase(it);
     last_activity_ = Clock::now();
     report_opts_.mark_sitemaps = links_[job.link].marks_sitemaps();
+    report_opts_.send_lastmods = links_[job.link].sends_lastmods();
     worker_internal::Report rep =
         worker_internal::BuildReport(job.lease, r, report_opts_);
     if (warc_ != nullptr && r.outcome == FetchOutcome::kResponse) {

@@ -138,6 +138,9 @@ Status FrontierLink::CheckRobotsToken() {
   const std::optional<std::string> refetch =
       reply->is_error() ? std::nullopt : InfoField(reply->str, "sitemap_refetch_ms");
   marks_sitemaps_ = refetch && !refetch->empty() && *refetch != "0";
+  const std::optional<std::string> lastmod =
+      reply->is_error() ? std::nullopt : InfoField(reply->str, "sitemap_lastmod");
+  sends_lastmods_ = marks_sitemaps_ && lastmod == "1";
   const std::string_view ours = RobotsProductToken(options_.user_agent);
   if (!field) {
     fatal_ = Status::InvalidArgument(

@@ -34,6 +34,7 @@ struct ReportOptions {
   int64_t default_retry_delay_ms = 60000;
   size_t max_sitemap_links = 50000;  // 0: sitemaps are not read
   bool mark_sitemaps = false;        // DONE says SITEMAP 1 for a sitemap's body
+  bool send_lastmods = false;        // ... and LASTMOD with its links' <lastmod>s
   std::string robots_token{};        // for <meta name=TOKEN> and "TOKEN:" X-Robots-Tag
 };
 
@@ -127,6 +128,8 @@ class FrontierLink {
   // The frontier queues read sitemaps again (INFO robots sitemap_refetch_ms
   // > 0), so DONEs mark them; an older frontier would refuse the option.
   bool marks_sitemaps() const { return marks_sitemaps_; }
+  // ... and reads their <lastmod>s (INFO robots sitemap_lastmod:1).
+  bool sends_lastmods() const { return sends_lastmods_; }
 
  private:
   struct PendingDone {
@@ -152,6 +155,7 @@ class FrontierLink {
   std::unique_ptr<RespClient> client_;
   Status fatal_;
   bool marks_sitemaps_ = false;
+  bool sends_lastmods_ = false;
   uint64_t connects_ = 0;
   uint64_t reconnects_ = 0;
   // The current run of failed connects: how many, since when, last warning.

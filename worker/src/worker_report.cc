@@ -123,7 +123,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
   }
   if (!rep.sitemap.empty() && opts.mark_sitemaps) {
     cmd.insert(cmd.end(), {"SITEMAP", "1"});
-    AddLastmods(rep, &cmd);
+    if (opts.send_lastmods) AddLastmods(rep, &cmd);
   }
   if (!rep.links.empty()) {
     cmd.push_back("LINKS");

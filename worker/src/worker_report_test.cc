@@ -285,7 +285,7 @@ TEST(BuildReportTest, SitemapsAreMarkedForAFrontierThatRereadsThem) {
 }
 
 // LASTMOD (one <lastmod> per link, Unix seconds, 0 for none) goes with
-// SITEMAP 1, when the sitemap has any.
+// SITEMAP 1 to a frontier that reads it, when the sitemap has any.
 TEST(BuildReportTest, SitemapLastmodsGoWithTheMark) {
   Lease page{"L", "http://site.test/sitemap.xml", 0, 1, "page", "default"};
   FetchResult r = Response(200, {{"content-type", "text/xml"}},
@@ -301,6 +301,11 @@ TEST(BuildReportTest, SitemapLastmodsGoWithTheMark) {
   plain.insert(plain.end(), links.begin(), links.end());
   EXPECT_EQ(Tail(BuildReport(page, r, opts).command), plain);
   opts.mark_sitemaps = true;
+  V no_lastmods{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1"};
+  no_lastmods.insert(no_lastmods.end(), links.begin(), links.end());
+  EXPECT_EQ(Tail(BuildReport(page, r, opts).command), no_lastmods)
+      << "a frontier without sitemap_lastmod:1 would refuse LASTMOD";
+  opts.send_lastmods = true;
   V marked{"fetched", "STATUS", "200", "MS", "12", "SITEMAP", "1", "LASTMOD", "1764547200,0,7"};
   marked.insert(marked.end(), links.begin(), links.end());
   EXPECT_EQ(Tail(BuildReport(page, r, opts).command), marked);
