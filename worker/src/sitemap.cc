@@ -109,7 +109,9 @@ struct State {
     }
     seen.insert(url->spec);
     out->links.push_back(std::move(url->spec));
-    out->lastmod_s.push_back(ParseW3cDatetime(TrimXmlSpace(lastmod)).value_or(0));
+    // Before 1970 is no date a crawl can use (and 0 means none).
+    const int64_t when = ParseW3cDatetime(TrimXmlSpace(lastmod)).value_or(0);
+    out->lastmod_s.push_back(std::max<int64_t>(when, 0));
   }
 };
 

@@ -57,6 +57,7 @@ TEST(SitemapTest, W3cDatetimes) {
   EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30-05:30"), day + 37230 + 5 * 3600 + 1800);
   EXPECT_EQ(ParseW3cDatetime("2025-12-01T10:20:30"), day + 37230);  // no zone: UTC
   EXPECT_EQ(ParseW3cDatetime("2024-02-29"), 1709164800);
+  EXPECT_EQ(ParseW3cDatetime("1969-12-31T23:59:59Z"), -1);
   for (const char* bad : {"", "25-12-01", "2025-13-01", "2025-02-30", "2023-02-29",
                           "2025-12-1", "2025-12-01T", "2025-12-01 10:20Z", "2025-12-01T24:00Z",
                           "2025-12-01T10:60Z", "2025-12-01T10:20:30.Z", "2025-12-01T10Z",
@@ -76,11 +77,12 @@ TEST(SitemapTest, LinksCarryTheirLastmod) {
              "<url><loc>http://s.test/d</loc><lastmod>last week</lastmod></url>\n"
              "<url><loc>http://s.test/a</loc><lastmod>2026-01-01</lastmod></url>\n"
              "<url><lastmod>2026-01-01</lastmod></url>\n"  // no loc: nothing
-             "<url><loc>http://s.test/e</loc><image><lastmod>2026-01-01</lastmod></image></url>"),
+             "<url><loc>http://s.test/e</loc><image><lastmod>2026-01-01</lastmod></image></url>"
+             "<url><loc>http://s.test/f</loc><lastmod>1969-12-31</lastmod></url>"),
       kFrom);
   EXPECT_EQ(r.links, (Links{"http://s.test/a", "http://s.test/b", "http://s.test/c",
-                            "http://s.test/d", "http://s.test/e"}));
-  EXPECT_EQ(r.lastmod_s, (std::vector<int64_t>{1764547200, 1764547210, 0, 0, 0}));
+                            "http://s.test/d", "http://s.test/e", "http://s.test/f"}));
+  EXPECT_EQ(r.lastmod_s, (std::vector<int64_t>{1764547200, 1764547210, 0, 0, 0, 0}));
   EXPECT_EQ(r.rejected, 1u);
   SitemapLinks index = ParseSitemap(
       "<sitemapindex><sitemap><loc>http://s.test/s1.xml</loc><lastmod>2025-12-01</lastmod>"

@@ -27,8 +27,8 @@ struct SitemapLinks {
   // <loc> values of <url> (or <sitemap>) entries, resolved against the
   // sitemap's URL, canonical, http(s) only, deduplicated, in file order.
   std::vector<std::string> links;
-  // Each link's <lastmod> in Unix seconds, 0 when absent or unreadable
-  // (same size as links).
+  // Each link's <lastmod> in Unix seconds, 0 when absent, unreadable or
+  // before 1970 (same size as links).
   std::vector<int64_t> lastmod_s;
   size_t rejected = 0;     // <loc> values that are not usable URLs
   bool truncated = false;  // stopped at max_links or max_bytes
