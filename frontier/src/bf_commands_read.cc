@@ -1,6 +1,8 @@
 // BF.EXISTS / BF.MEXISTS / BF.INFO / BF.CARD / BF.SCANDUMP / BF.LOADCHUNK,
 // and the read-only view of the frontier's seen-set under kSeenFilterName.
 
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "bf_handlers.h"
@@ -70,19 +72,53 @@ void ReplyInfoField(RespWriter& out, const BfInfo& info, const std::string& fiel
   ReplyExpansion(out, info);
 }
 
+// Fills *found for items, from the seen-set or a user filter.
+Status ExistsInto(const BfCommandContext& c, std::string_view name,
+                  std::span<const std::string> items, std::vector<uint8_t>* found) {
+  if (BfIsSeenName(name)) return SeenExists(c, items, found);
+  c.registry->Exists(name, items, found);
+  return Status::Ok();
+}
+
+// A long BF.MEXISTS: one piece per step of its connection, as a long
+// BF.MADD (bf_commands.cc).
+struct ExistsSteps {
+  size_t at = 2;  // the next item's argument
+  std::vector<uint8_t> found;
+};
+
+bool ExistsStep(const BfCommandContext& c, CallContext& ctx, ExistsSteps& s) {
+  auto args = ctx.args();
+  const size_t piece = BfIsSeenName(args[1]) ? kSeenPiece : kBfPiece;
+  const size_t n = std::min(piece, args.size() - s.at);
+  thread_local std::vector<uint8_t> part;
+  Status st = ExistsInto(c, args[1], args.subspan(s.at, n), &part);
+  if (!st.ok()) {
+    BfReplyStatus(ctx.reply(), st);
+    return true;
+  }
+  s.found.insert(s.found.end(), part.begin(), part.end());
+  s.at += n;
+  if (s.at < args.size()) return false;
+  ctx.reply().ZeroOneArray(s.found);
+  return true;
+}
+
 }  // namespace
 
 void BfExists(const BfCommandContext& c, CallContext& ctx) {
   auto args = ctx.args();
   bool multi = AsciiLower(args[0]) == "bf.mexists";
-  thread_local std::vector<uint8_t> found;  // no allocation per call
-  found.clear();
-  if (BfIsSeenName(args[1])) {
-    Status st = SeenExists(c, args.subspan(2), &found);
-    if (!st.ok()) return BfReplyStatus(ctx.reply(), st);
-  } else {
-    c.registry->Exists(args[1], args.subspan(2), &found);
+  const size_t piece = BfIsSeenName(args[1]) ? kSeenPiece : kBfPiece;
+  if (args.size() - 2 > piece) {
+    auto steps = std::make_shared<ExistsSteps>();
+    steps->found.reserve(args.size() - 2);
+    return ctx.ContinueWith(
+        [&c, steps](CallContext& step) { return ExistsStep(c, step, *steps); });
   }
+  thread_local std::vector<uint8_t> found;  // no allocation per call
+  Status st = ExistsInto(c, args[1], args.subspan(2), &found);
+  if (!st.ok()) return BfReplyStatus(ctx.reply(), st);
   if (!multi) return ctx.reply().Integer(found.at(0));
   ctx.reply().ZeroOneArray(found);
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bf_handlers.h"
 #include "crawlfront/common/resp_client.h"
 #include "crawlfront/frontier/resp_server.h"
 #include "crawlfront/frontier/seen_set.h"
@@ -231,6 +233,92 @@ TEST_F(BfCommandsTest, ScalingAndNonScalingFull) {
   EXPECT_EQ(Do({"BF.CARD", "n"}), Int(5));
 }
 
+// The replies of `head` + items sent in calls of `per` items, joined; an
+// array reply that ends in an error ends the join (as one call would).
+std::vector<RespValue> InCalls(RespClient& c, const Args& head, const Args& items,
+                               size_t per) {
+  std::vector<RespValue> all;
+  for (size_t at = 0; at < items.size(); at += per) {
+    Args call = head;
+    call.insert(call.end(), items.begin() + at,
+                items.begin() + std::min(items.size(), at + per));
+    RespValue r = Call(c, call);
+    EXPECT_EQ(r.type, RespType::kArray) << r.ToDebugString();
+    for (RespValue& v : r.elements) all.push_back(std::move(v));
+    if (!all.empty() && all.back().type == RespType::kError) break;
+  }
+  return all;
+}
+
+Args Numbered(const std::string& prefix, size_t n, size_t modulo) {
+  Args items;
+  for (size_t i = 0; i < n; ++i) items.push_back(prefix + std::to_string(i % modulo));
+  return items;
+}
+
+// Calls of more than kBfPiece items run in pieces (one per turn of their
+// io thread); the reply is the one a single call gives: the same filter
+// fed the same items in short calls answers exactly the same.
+TEST_F(BfCommandsTest, LongCallsAnswerAsShortOnes) {
+  const size_t n = 3 * kBfPiece + 123;
+  const Args items = Numbered("i", n, n * 3 / 4);  // the last quarter repeats
+  ASSERT_EQ(Do({"BF.RESERVE", "long", "0.01", "1000"}).str, "OK");
+  ASSERT_EQ(Do({"BF.RESERVE", "short", "0.01", "1000"}).str, "OK");
+  Args madd = {"BF.MADD", "long"};
+  madd.insert(madd.end(), items.begin(), items.end());
+  auto replies = client_->Pipeline({madd, {"ECHO", "next"}});
+  ASSERT_TRUE(replies.ok()) << replies.status().ToString();
+  ASSERT_EQ(replies->size(), 2u);
+  const std::vector<RespValue> in_short = InCalls(*client_, {"BF.MADD", "short"}, items, 1000);
+  ASSERT_EQ(in_short.size(), n);
+  EXPECT_TRUE((*replies)[0].elements == in_short);
+  EXPECT_EQ((*replies)[1].str, "next");
+  for (size_t i = n * 3 / 4; i < n; ++i) ASSERT_EQ((*replies)[0].elements[i], Int(0)) << i;
+  EXPECT_EQ(Do({"BF.INFO", "long"}), Do({"BF.INFO", "short"}));
+
+  Args probe = items;
+  for (const std::string& s : Numbered("absent", kBfPiece, kBfPiece)) probe.push_back(s);
+  Args mexists = {"BF.MEXISTS", "long"};
+  mexists.insert(mexists.end(), probe.begin(), probe.end());
+  RespValue found = Do(mexists);
+  ASSERT_EQ(found.elements.size(), probe.size());
+  EXPECT_TRUE(found.elements == InCalls(*client_, {"BF.MEXISTS", "short"}, probe, 1000));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(found.elements[i], Int(1)) << i;
+
+  // Every piece is on disk: the earlier ones wrote their own records.
+  client_.reset();
+  node_->Shutdown();
+  node_->Open();
+  client_ = node_->Client();
+  EXPECT_TRUE(Do(mexists) == found);
+}
+
+TEST_F(BfCommandsTest, LongCallsStopAtAFullFilterAndKeepTheirOptions) {
+  const Args items = Numbered("x", 3 * kBfPiece, 3 * kBfPiece);  // full in the 2nd piece
+  const std::string cap = std::to_string(kBfPiece + 500);
+  for (const char* name : {"nl", "ns"}) {
+    ASSERT_EQ(Do({"BF.RESERVE", name, "0.01", cap, "NONSCALING"}).str, "OK");
+  }
+  Args madd = {"BF.MADD", "nl"};
+  madd.insert(madd.end(), items.begin(), items.end());
+  RespValue r = Do(madd);
+  ASSERT_EQ(r.type, RespType::kArray);
+  ASSERT_LT(r.elements.size(), items.size()) << "stops at the first full error";
+  EXPECT_EQ(r.elements.back(), RespValue::Error("ERR non scaling filter is full"));
+  EXPECT_TRUE(r.elements == InCalls(*client_, {"BF.MADD", "ns"}, items, 1000));
+  EXPECT_EQ(Do({"BF.CARD", "nl"}), Int(static_cast<int64_t>(kBfPiece + 500)));
+
+  Args insert = {"BF.INSERT", "made", "CAPACITY", "70000", "ERROR", "0.001", "ITEMS"};
+  insert.insert(insert.end(), items.begin(), items.end());
+  EXPECT_EQ(Do(insert).elements.size(), items.size());
+  EXPECT_EQ(InfoField(*client_, "made", "CAPACITY"), 70000);
+  EXPECT_EQ(InfoField(*client_, "made", "ITEMS"), static_cast<int64_t>(items.size()));
+  insert = {"BF.INSERT", "missing", "NOCREATE", "ITEMS"};
+  insert.insert(insert.end(), items.begin(), items.end());
+  EXPECT_EQ(Do(insert), RespValue::Error("ERR not found"));
+  EXPECT_EQ(Do({"BF.CARD", "missing"}), Int(0));
+}
+
 TEST_F(BfCommandsTest, Resp3InfoIsAMap) {
   ASSERT_EQ(Do({"BF.ADD", "m", "x"}), Int(1));
   auto c3 = node_->Client(3);
@@ -389,6 +477,25 @@ TEST_F(BfCommandsTest, SeenSetIsReadableUnderReservedName) {
   EXPECT_EQ(Do({"BF.INSERT", "crawlfront:seen", "ITEMS", "x"}), ro);
   EXPECT_EQ(Do({"BF.RESERVE", "crawlfront:seen", "0.01", "10"}), ro);
   EXPECT_EQ(Do({"BF.EXISTS", "crawlfront:seen", "http://example.com/c"}), Int(0));
+}
+
+// The seen-set answers a long BF.MEXISTS exactly, in pieces of kSeenPiece.
+TEST_F(BfCommandsTest, LongSeenSetProbe) {
+  const size_t n = 2 * kSeenPiece + 7;
+  Args probe = {"BF.MEXISTS", "crawlfront:seen"};
+  std::vector<SeenKey> keys;
+  for (size_t i = 0; i < n; ++i) {
+    probe.push_back("http://s.test/p" + std::to_string(i));
+    if (i % 3 != 0) continue;
+    auto canon = Canonicalize(probe.back());
+    ASSERT_TRUE(canon.ok());
+    keys.push_back(SeenKey{HostHash(canon->host_key), FingerprintOf(canon->spec)});
+  }
+  std::vector<SeenResult> out;
+  ASSERT_TRUE(node_->seen().InsertIfNew(keys, &out).ok());
+  RespValue found = Do(probe);
+  ASSERT_EQ(found.elements.size(), n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(found.elements[i], Int(i % 3 == 0 ? 1 : 0)) << i;
 }
 
 std::string RedisCli(uint16_t port, const std::string& args) {

@@ -2,6 +2,7 @@
 // Handlers of the BF.* commands (bf_commands.cc: writes and registration,
 // bf_commands_read.cc: reads, dump/load and the reserved seen-set name).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,12 @@ struct BfCommandContext {
   SeenSet* seen = nullptr;  // may be null
   UrlOptions url_options;
 };
+
+// Items per step of a long BF.MADD, BF.INSERT or BF.MEXISTS
+// (CallContext::ContinueWith): about 2 ms of adds on this project's VM.
+inline constexpr size_t kBfPiece = 8192;
+// BF.MEXISTS on the seen-set canonicalizes each URL first.
+inline constexpr size_t kSeenPiece = 1024;
 
 // Redis's number parsing: the whole string, no spaces; NaN rejected.
 std::optional<double> BfParseDouble(std::string_view s);
