@@ -59,7 +59,7 @@ def start_frontier(binary, work, threads):
         [binary, '--listen', '127.0.0.1:0', '--http', '', '--data-dir',
          os.path.join(work, 'data'), '--port-file', port_file,
          '--set', 'server.threads=%d' % threads],
-        stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, 'log'), 'w'))
+        stdout=subprocess.DEVNULL, stderr=open(os.environ.get('PROBE_LOG', os.path.join(work, 'log')), 'w'))
     for _ in range(300):
         if os.path.exists(port_file) and 'resp=' in open(port_file).read():
             text = open(port_file).read()
