@@ -9,7 +9,8 @@ new URLs (or a BF.MADD, BF.INSERT or BF.MEXISTS of as many items on a
 filter named probe; BF.MEXISTS's items are added first, untimed) while a second process sends FRONTIER.STATS (which takes the crawl
 lock) every millisecond on its own connection; prints the ADD's time and the
 longest STATS round trip among those overlapping it. The frontier is
-stopped by its PID. docs/benchmarks.md, "Long adds in steps".
+stopped by its PID; PROBE_LOG=FILE keeps its log. docs/benchmarks.md, "Long
+adds in steps" and "Long BF calls in steps".
 """
 import multiprocessing as mp
 import os
