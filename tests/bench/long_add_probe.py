@@ -6,9 +6,10 @@ usage: long_add_probe.py [URLS (50000)] [ROUNDS (3)] [IO_THREADS (1)] [BINARY]
 Starts crawl-frontier on 127.0.0.1 (ephemeral ports, a temp data dir) with
 server.threads = IO_THREADS. Per round, one connection sends an ADD of URLS
 new URLs (or a BF.MADD, BF.INSERT or BF.MEXISTS of as many items on a
-filter named probe; BF.MEXISTS's items are added first, untimed) while a second process sends FRONTIER.STATS (which takes the crawl
-lock) every millisecond on its own connection; prints the ADD's time and the
-longest STATS round trip among those overlapping it. The frontier is
+filter named probe; BF.MEXISTS's items are added first, untimed) while a
+second process sends FRONTIER.STATS (which takes the crawl lock) every
+millisecond on its own connection; prints the call's time and the longest
+STATS round trip among those overlapping it. The frontier is
 stopped by its PID; PROBE_LOG=FILE keeps its log. docs/benchmarks.md, "Long
 adds in steps" and "Long BF calls in steps".
 """
