@@ -334,6 +334,10 @@ Result<bool> RespParser::NextCommand(std::vector<std::string>* args) {
   if (mode_ == Mode::kRequest) {
     args->swap(request_args_);
     request_args_.clear();
+    // The caller's previous vector: a long request's size is not kept.
+    if (request_args_.capacity() > static_cast<size_t>(kMaxReserve)) {
+      std::vector<std::string>().swap(request_args_);
+    }
     return true;
   }
   args->reserve(value.elements.size());

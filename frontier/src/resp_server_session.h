@@ -37,6 +37,8 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   void PeekNext();
   const RespServer::CommandEntry* LookupCommand(const std::string& name);
   void ExecuteOne();
+  // Frees what a long request and its reply left (before a read).
+  void DropLongBuffers();
   // Runs the pending step of a long command (CallContext::ContinueWith).
   void RunStep();
   template <typename Fn>

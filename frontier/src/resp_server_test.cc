@@ -1,7 +1,11 @@
 #include "crawlfront/frontier/resp_server.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/resource.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/allocator_interface.h>
+#endif
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -114,6 +118,12 @@ class RespServerTest : public ::testing::Test {
       ctx.reply().SimpleString("OK");
     };
     server_->Register("PEEK", peek);
+    CommandSpec ones;  // ONES arg...: an array of as many 1s
+    ones.arity = -1;
+    ones.handler = [](CallContext& ctx) {
+      ctx.reply().ZeroOneArray(std::vector<uint8_t>(ctx.args().size() - 1, 1));
+    };
+    server_->Register("ONES", ones);
     RegisterStepCommands();
   }
   // STEPS n: replies n after n steps (a step that is told to throws).
@@ -514,6 +524,39 @@ TEST_F(RespServerTest, OtherConnectionsOfTheThreadRunBetweenSteps) {
   EXPECT_EQ(Call(*other, {"SETFLAG"}).str, "OK");
   EXPECT_EQ(waiting->ReadReply()->str, "seen");
   EXPECT_EQ(waiting->ReadReply()->str, "after");
+}
+
+// Bytes the process's allocator has handed out and not had back.
+size_t HeapInUse() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+#endif
+}
+
+// An answered long request leaves nothing on its connection: each idle
+// connection here held its request's argument vector (8 MB) and its reply's
+// buffer before.
+TEST_F(RespServerTest, IdleConnectionsKeepNothingOfLongRequests) {
+  StartServer();
+  constexpr size_t kArgs = 200000;
+  std::vector<std::string> big{"ONES"};
+  for (size_t i = 0; i < kArgs; ++i) big.push_back("argument-number-" + std::to_string(i));
+  std::vector<std::unique_ptr<RespClient>> clients;
+  const size_t before = HeapInUse();
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(Connect(*server_));
+    ASSERT_TRUE(clients.back());
+    auto reply = clients.back()->Command(big);
+    ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+    ASSERT_EQ(reply->elements.size(), kArgs);
+    // Answered only after the server is done with the long request.
+    EXPECT_EQ(Call(*clients.back(), {"PING"}).str, "PONG");
+  }
+  const size_t after = HeapInUse();
+  EXPECT_LT(after, before + (8u << 20)) << "grew " << (after - before) / 1024 << " KiB";
 }
 
 TEST_F(RespServerTest, HeldReplyBlocksOnlyItsConnection) {
