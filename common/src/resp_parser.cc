@@ -240,12 +240,26 @@ RespParser::Step RespParser::ParseOne(RespValue* out, bool* is_aggregate_start,
   return Step::kValue;
 }
 
+// A long request's argument vector grew by doubling, and each doubling
+// moved every string into fresh pages at once: 12, 23 and 46 ms of the io
+// thread at 2^18, 2^19 and 2^20 arguments. Once the request has sent 4
+// bytes per declared argument, the whole declared count is reserved
+// instead: a 32-byte slot per 4 bytes received bounds the reservation by
+// 8 times what the client sent (a bare `*1000000` reserves nothing), and
+// its pages are touched one push at a time.
+void RespParser::ReserveRequest(size_t remaining) {
+  if (request_args_.size() < request_args_.capacity()) return;
+  const size_t declared = request_args_.size() + remaining;
+  if (frame_bytes_ >= 4 * declared) request_args_.reserve(declared);
+}
+
 bool RespParser::Attach(RespValue value, RespValue* done) {
   // Bounded by the nesting limit: each pass pops one frame.
   while (!stack_.empty()) {
     Frame& top = stack_.back();
     // A request is one array of bulk strings (ParseOne refuses the rest).
     if (mode_ == Mode::kRequest) {
+      ReserveRequest(static_cast<size_t>(top.remaining));
       request_args_.push_back(std::move(value.str));
     } else {
       top.value.elements.push_back(std::move(value));

@@ -281,6 +281,34 @@ TEST(RespParserTest, LongRequestInPiecesKeepsEveryArgument) {
   EXPECT_EQ(CommandsFed(pieces, RespLimits{}, false), expected);
 }
 
+// The argument vector of a request fed in 4 KiB reads.
+std::vector<std::string> RequestFedInReads(const std::vector<std::string>& request) {
+  const std::string wire = EncodeCommand(request);
+  RespParser parser(RespParser::Mode::kRequest);
+  std::vector<std::string> args;
+  for (size_t at = 0; at < wire.size(); at += 4096) {
+    parser.Feed(std::string_view(wire).substr(at, 4096));
+    if (*parser.NextCommand(&args)) break;
+  }
+  return args;
+}
+
+// A long request's declared count is reserved once it has sent 4 bytes per
+// argument (so the vector is not moved at each doubling), and not before:
+// 100,000 empty arguments (6 bytes each) never get there.
+TEST(RespParserTest, LongRequestReservesItsCountOnceItsBytesAreIn) {
+  std::vector<std::string> urls{"BF.MADD", "f"};
+  for (int i = 0; i < 99998; ++i) urls.push_back("http://h.test/p" + std::to_string(i));
+  std::vector<std::string> args = RequestFedInReads(urls);
+  EXPECT_EQ(args, urls);
+  EXPECT_EQ(args.capacity(), urls.size());
+  std::vector<std::string> empty(100000, "");
+  empty[0] = "BF.MADD";
+  args = RequestFedInReads(empty);
+  EXPECT_EQ(args, empty);
+  EXPECT_GT(args.capacity(), empty.size()) << "grown, not reserved";
+}
+
 TEST(RespParserTest, NextCommandReusesAndResizesArgs) {
   RespParser parser(RespParser::Mode::kRequest);
   parser.Feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n");

@@ -151,6 +151,8 @@ class RespParser {
   // Attaches a completed value to the open aggregates; true when a whole
   // top-level value is ready in *done.
   bool Attach(RespValue value, RespValue* done);
+  // Before a request's next argument is kept; `remaining` counts it.
+  void ReserveRequest(size_t remaining);
   void Compact();
 
   Mode mode_;
