@@ -37,8 +37,11 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   void PeekNext();
   const RespServer::CommandEntry* LookupCommand(const std::string& name);
   void ExecuteOne();
-  // Frees what a long request and its reply left (before a read).
-  void DropLongBuffers();
+  // What a long request and its reply left, freed once the connection
+  // idles (resp_server_session.cc, kTrimDelay).
+  bool HoldsLongBuffers() const;
+  void ScheduleTrim();
+  void TrimBuffers();
   // Runs the pending step of a long command (CallContext::ContinueWith).
   void RunStep();
   template <typename Fn>
@@ -56,6 +59,7 @@ class RespSession : public std::enable_shared_from_this<RespSession> {
   boost::asio::steady_timer idle_timer_;
   boost::asio::steady_timer wake_timer_;  // cancelled when a deferred reply lands
   std::chrono::steady_clock::time_point idle_deadline_;
+  std::chrono::steady_clock::time_point trim_at_ = std::chrono::steady_clock::time_point::max();
   RespParser parser_;
   ClientState state_;
   DeferredReply::Deliver deliver_;  // made once in Start(), copied by Defer()
