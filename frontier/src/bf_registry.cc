@@ -123,7 +123,7 @@ Status OverMemory(uint64_t bytes, uint64_t in_use, uint64_t cap) {
 Result<std::shared_ptr<UserBloomRegistry::Filter>> UserBloomRegistry::Insert(
     std::string_view name, std::unique_ptr<Filter> filter) {
   rocksdb::WriteBatch batch;
-  BfAppendSnapshot(*store_, BfCaptureSnapshot(*filter), &batch);
+  BfAppendSnapshot(*store_, BfCaptureNew(*filter), &batch);
   CRAWLFRONT_RETURN_IF_ERROR(store_->Write(&batch));
   std::shared_ptr<Filter> f(std::move(filter));
   filters_.emplace(std::string(name), f);

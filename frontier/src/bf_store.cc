@@ -214,6 +214,14 @@ BfSnapshotImage BfCaptureSnapshot(const UserBloomRegistry::Filter& f,
   return image;
 }
 
+BfSnapshotImage BfCaptureNew(const UserBloomRegistry::Filter& f) {
+  BfSnapshotImage image;
+  image.name = f.name;
+  image.counter = f.counter;
+  image.header = f.chain.EncodeHeader();
+  return image;
+}
+
 void BfAppendSnapshot(Store& store, const BfSnapshotImage& image, rocksdb::WriteBatch* batch) {
   auto* cf = store.cf(Cf::kUserBloom);
   std::string bits = BfBitsPrefix(image.name);
