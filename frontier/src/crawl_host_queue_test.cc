@@ -180,6 +180,28 @@ TEST_F(CrawlHostQueueTest, PeekShowsLeaseOrderStatesAndDueTimes) {
   EXPECT_EQ(core_->ListHosts("", 0).size(), 1u) << "peeking creates no host";
 }
 
+// FRONTIER.HOSTS and the status page: larger queues first, ties in the
+// order the hosts appeared, only the crawl asked for, at most top_n.
+TEST_F(CrawlHostQueueTest, ListHostsRanksByQueueSize) {
+  Open(DropOptions());
+  const std::vector<std::pair<std::string, int>> sizes = {
+      {"a.test", 3}, {"b.test", 5}, {"c.test", 3}, {"d.test", 1}, {"e.test", 5}};
+  for (const auto& [host, n] : sizes) AddUrls(Urls(host, n));
+  AddUrls(Urls("big.test", 6), "other");
+  auto names = [](const std::vector<HostInfo>& hosts) {
+    std::vector<std::string> out;
+    for (const HostInfo& h : hosts) out.push_back(h.host + "=" + std::to_string(h.queued));
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(names(core_->ListHosts(kDefaultCrawl, 0)),
+            (Names{"b.test=5", "e.test=5", "a.test=3", "c.test=3", "d.test=1"}));
+  EXPECT_EQ(names(core_->ListHosts(kDefaultCrawl, 3)),
+            (Names{"b.test=5", "e.test=5", "a.test=3"}));
+  EXPECT_EQ(names(core_->ListHosts("", 2)), (Names{"big.test=6", "b.test=5"}));
+  EXPECT_EQ(names(core_->ListHosts("other", 10)), (Names{"big.test=6"}));
+}
+
 // FRONTIER.SCAN pages through one crawl's queues across partitions (the
 // fixture has 16): every entry once, with its state and host, whatever the
 // page size, and no entry of another crawl; a URL queued between pages is

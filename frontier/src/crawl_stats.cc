@@ -1,6 +1,8 @@
 // CrawlCore queries: counters, Finished, host listings.
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl.h"
@@ -131,18 +133,29 @@ HostInfo CrawlCore::InfoOf(const HostState& h, int64_t now) const {
   return info;
 }
 
+// Ranks by queue size first and describes only the hosts listed: the status
+// page asks for the top 20 every second, and describing every host of a
+// crawl of 10^5 hosts held the crawl lock 130 ms each time.
 std::vector<HostInfo> CrawlCore::ListHosts(std::string_view crawl, size_t top_n) {
   std::lock_guard lock(mu_);
-  int64_t now = clock_->NowMs();
-  std::vector<HostInfo> out;
-  for (const auto& hp : hosts_) {
-    const HostState& h = *hp;
+  const int64_t now = clock_->NowMs();
+  // (queued, index) in the order of the list: larger queues first, ties by
+  // index (the order a stable sort of hosts_ gave).
+  std::vector<std::pair<uint64_t, uint32_t>> ranked;
+  ranked.reserve(hosts_.size());
+  for (uint32_t i = 0; i < hosts_.size(); ++i) {
+    const HostState& h = *hosts_[i];
     if (!crawl.empty() && h.crawl->id != crawl) continue;
-    out.push_back(InfoOf(h, now));
+    ranked.emplace_back(h.rec.queued + h.rec.scheduled, i);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const HostInfo& a, const HostInfo& b) { return a.queued > b.queued; });
-  if (top_n > 0 && out.size() > top_n) out.resize(top_n);
+  const size_t n = top_n > 0 ? std::min(top_n, ranked.size()) : ranked.size();
+  std::partial_sort(ranked.begin(), ranked.begin() + n, ranked.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first != b.first ? a.first > b.first : a.second < b.second;
+                    });
+  std::vector<HostInfo> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(InfoOf(*hosts_[ranked[i].second], now));
   return out;
 }
 
