@@ -78,6 +78,15 @@ CrawlStats CrawlCore::Stats(std::string_view crawl) {
   return s;
 }
 
+CrawlStats CrawlCore::PersistedStats(std::string_view crawl) {
+  std::lock_guard lock(mu_);
+  CrawlStats s;
+  for (auto& [id, c] : crawls_) {
+    if (crawl.empty() || id == crawl) AddPersisted(c->stats, &s);
+  }
+  return s;
+}
+
 std::vector<std::string> CrawlCore::Crawls() {
   std::lock_guard lock(mu_);
   std::vector<std::string> ids;

@@ -138,6 +138,16 @@ std::string FrontierNode::RenderInfo(std::string_view section) {
   return out;
 }
 
+StatusSnapshot FrontierNode::SampleTotals() {
+  const CrawlStats c = crawl_->PersistedStats("");
+  StatusSnapshot s;
+  s.unix_ms = Clock::Real()->NowMs();
+  s.totals.urls_seen = c.urls_seen;
+  s.totals.urls_fetched = c.fetched_2xx + c.fetched_3xx + c.fetched_4xx + c.fetched_5xx;
+  s.totals.urls_failed = c.urls_failed;
+  return s;
+}
+
 StatusSnapshot FrontierNode::BuildSnapshot() {
   StatusSnapshot s;
   s.unix_ms = Clock::Real()->NowMs();

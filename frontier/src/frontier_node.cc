@@ -58,8 +58,9 @@ Status FrontierNode::Start() {
   spdlog::info("frontier: RESP on port {} with {} io thread(s) (redis-cli -p {} INFO crawl)",
                resp_->port(), resp_->io_threads(), resp_->port());
   if (!options_.http.empty()) {
-    http_ = std::make_unique<StatusServer>(StatusServerOptionsOf(options_),
-                                           [this] { return BuildSnapshot(); });
+    http_ = std::make_unique<StatusServer>(
+        StatusServerOptionsOf(options_), [this] { return BuildSnapshot(); },
+        [this] { return SampleTotals(); });
     CRAWLFRONT_RETURN_IF_ERROR(http_->Start());
     spdlog::info("frontier: status page on http://127.0.0.1:{}/", http_->port());
   }

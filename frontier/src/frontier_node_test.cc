@@ -180,6 +180,31 @@ TEST_F(FrontierNodeTest, ClientWaitsForASlowAdminReplyOnlyWithALongerTimeout) {
 
 // The status page's crawl rows (and crawlfront_crawl_paused) said
 // "running" for a paused crawl until ListCrawls carried the state.
+// The rate history's sample reads the same totals as the full snapshot.
+TEST_F(FrontierNodeTest, SampledTotalsAreTheSnapshots) {
+  auto a = Connect();
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->Command({"FRONTIER.ADD", "http://s.test/1", "http://s.test/2"}).ok());
+  auto lease = a->Command({"FRONTIER.LEASE", "w", "1", "BLOCK", "10000"});  // robots.txt
+  ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+  ASSERT_EQ(a->Command({"FRONTIER.DONE", "w", lease->elements[0].elements[0].str, "robots",
+                        "STATUS", "404"})->integer, 1);
+  for (const char* outcome : {"fetched", "failed"}) {
+    lease = a->Command({"FRONTIER.LEASE", "w", "1", "BLOCK", "10000"});
+    ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+    ASSERT_EQ(a->Command({"FRONTIER.DONE", "w", lease->elements[0].elements[0].str, outcome,
+                          "STATUS", "200"})->integer, 1);
+  }
+  const StatusSnapshot full = node_->BuildSnapshot();
+  const StatusSnapshot sampled = node_->SampleTotals();
+  EXPECT_EQ(full.totals.urls_seen, 2u);
+  EXPECT_EQ(full.totals.urls_fetched, 1u);
+  EXPECT_EQ(full.totals.urls_failed, 1u);
+  EXPECT_EQ(sampled.totals.urls_seen, full.totals.urls_seen);
+  EXPECT_EQ(sampled.totals.urls_fetched, full.totals.urls_fetched);
+  EXPECT_EQ(sampled.totals.urls_failed, full.totals.urls_failed);
+}
+
 TEST_F(FrontierNodeTest, StatusSnapshotShowsWhichCrawlsArePaused) {
   auto c = Connect();
   ASSERT_TRUE(c);

@@ -46,7 +46,7 @@ int64_t NowUnixMs() {
 void StatusServer::Io::Sample(StatusServer& server) {
   StatusSnapshot s;
   try {
-    s = server.provider_();
+    s = server.sampler_();
   } catch (...) {
     return;  // a gap in the history; the page shows the provider's 500s
   }
@@ -103,9 +103,11 @@ asio::awaitable<void> StatusServer::Io::AcceptLoop(StatusServer& server) {
   }
 }
 
-StatusServer::StatusServer(StatusServerOptions options, StatusProvider provider)
+StatusServer::StatusServer(StatusServerOptions options, StatusProvider provider,
+                           StatusProvider sampler)
     : options_(std::move(options)),
       provider_(std::move(provider)),
+      sampler_(sampler ? std::move(sampler) : provider_),
       history_(std::make_unique<RateHistory>(options_.history_seconds)) {}
 
 StatusServer::~StatusServer() { Stop(); }

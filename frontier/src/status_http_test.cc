@@ -13,6 +13,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -349,6 +350,35 @@ TEST_F(StatusServerTest, HistorySamplesRates) {
   ASSERT_FALSE(fetched.empty());
   EXPECT_GT(fetched.at(0).to_number<double>(), 0.0);  // the fake counter grows
   EXPECT_EQ(doc.at("history").at("unix_ms").as_array().size(), fetched.size());
+}
+
+// A sampler, when given, feeds the rate history instead of the provider
+// (a frontier's full snapshot walks every host under the crawl lock).
+TEST(StatusServerSamplerTest, SamplerFeedsTheHistory) {
+  std::atomic<int> provider_calls{0};
+  std::atomic<uint64_t> sampled{0};
+  StatusServerOptions options;
+  options.listen = "127.0.0.1:0";
+  StatusServer server(
+      options,
+      [&] {
+        ++provider_calls;
+        return StatusSnapshot{};
+      },
+      [&] {
+        StatusSnapshot s;
+        s.totals.urls_fetched = sampled += 1'000'000;
+        return s;
+      });
+  ASSERT_TRUE(server.Start().ok());
+  for (int i = 0; i < 600 && server.History().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(server.History().empty());
+  // 10^6 a reading: far above what any pace of the sampler gives otherwise.
+  EXPECT_GT(server.History().front().fetched_per_second, 1000.0);
+  EXPECT_EQ(provider_calls.load(), 0);
+  server.Stop();
 }
 
 TEST(StatusServerStartTest, RejectsBadListenAndDoubleStart) {

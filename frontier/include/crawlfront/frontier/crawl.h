@@ -388,6 +388,10 @@ class CrawlCore {
 
   // Counters of one crawl, or of all crawls for an empty id.
   CrawlStats Stats(std::string_view crawl);
+  // Only the counters kept as they change (urls_seen, urls_done, fetched_*,
+  // ...), without those Stats() sums over every host (urls_queued,
+  // urls_inflight, hosts, hosts_ready stay 0): O(crawls), not O(hosts).
+  CrawlStats PersistedStats(std::string_view crawl);
   std::vector<std::string> Crawls();
   // Every crawl with its counters, by id.
   std::vector<CrawlInfo> ListCrawls();

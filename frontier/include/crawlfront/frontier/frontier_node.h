@@ -72,6 +72,10 @@ class FrontierNode {
 
   std::string RenderInfo(std::string_view section);
   StatusSnapshot BuildSnapshot();
+  // What the status page's rate history samples every second: the totals
+  // of BuildSnapshot() kept as counters (urls_seen, urls_fetched,
+  // urls_failed), without its walks over every host.
+  StatusSnapshot SampleTotals();
 
  private:
   explicit FrontierNode(const FrontierOptions& options) : options_(options) {}

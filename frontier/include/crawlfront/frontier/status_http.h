@@ -79,7 +79,12 @@ class RateHistory;  // private, frontier/src/status_history.h
 // coroutines on per-connection strands of the server's own io_context.
 class StatusServer {
  public:
-  StatusServer(StatusServerOptions options, StatusProvider provider);
+  // `sampler` is what the once-a-second rate history reads (only
+  // totals.urls_fetched, urls_seen and urls_failed); without one it reads
+  // `provider`. A frontier's full snapshot walks every host under the crawl
+  // lock, so it passes one that reads only those counters.
+  StatusServer(StatusServerOptions options, StatusProvider provider,
+               StatusProvider sampler = nullptr);
   ~StatusServer();  // calls Stop()
   StatusServer(const StatusServer&) = delete;
   StatusServer& operator=(const StatusServer&) = delete;
@@ -102,6 +107,7 @@ class StatusServer {
 
   StatusServerOptions options_;
   StatusProvider provider_;
+  StatusProvider sampler_;  // provider_ when none was given
   std::atomic<uint16_t> port_{0};
   std::atomic<size_t> connections_{0};
   mutable std::mutex history_mu_;
