@@ -4,7 +4,8 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// The ASan runtime's (GCC ships no header for it).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #include <boost/asio/connect.hpp>
