@@ -11,13 +11,13 @@ BF.RESERVE of a 180 MB filter and a whole BF.SCANDUMP of it. The frontier
 is stopped by its PID. docs/benchmarks.md, "Read commands with 10^5 hosts"
 and "BF.RESERVE of a large filter".
 """
-import multiprocessing as mp
 import socket
 import sys
 import tempfile
 import time
 
-from long_add_probe import encode, probe, read_reply, start_frontier
+from long_add_probe import (encode, longest_wait, read_reply, start_frontier,
+                            start_probe)
 
 COMMANDS = [
     ['FRONTIER.HOSTS', 'TOP', '100'], ['FRONTIER.HOSTS'],
@@ -60,9 +60,7 @@ def main():
             fill(s, f, hosts, per_host)
             print('queued %d URLs over %d hosts in %.1f s' %
                   (hosts * per_host, hosts, time.monotonic() - t))
-            stop, results = mp.Event(), mp.Queue()
-            prober = mp.Process(target=probe, args=(port, stop, results))
-            prober.start()
+            finish_probe = start_probe(port)
             time.sleep(0.5)
             windows = []
             for command in COMMANDS:
@@ -74,17 +72,13 @@ def main():
             t0 = time.monotonic()
             calls = dump(s, f)
             windows.append(('BF.SCANDUMP x%d' % calls, t0, time.monotonic()))
-            time.sleep(0.3)
-            stop.set()
-            probes = results.get()
-            prober.join()
+            probes = finish_probe()
         finally:
             proc.terminate()
             proc.wait()
     for name, t0, t1 in windows:
-        lat = [b - a for a, b in probes if b > t0 and a < t1]
         print('%-32s %7.1f ms; other client waited up to %6.1f ms' %
-              (name, (t1 - t0) * 1000, max(lat, default=0) * 1000))
+              (name, (t1 - t0) * 1000, longest_wait(probes, t0, t1)[0] * 1000))
 
 
 if __name__ == '__main__':

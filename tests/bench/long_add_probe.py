@@ -55,6 +55,28 @@ def probe(port, stop, results):
     results.put(out)
 
 
+def start_probe(port):
+    """Starts `probe` in its own process; returns a function that stops it
+    (after 0.3 s more) and gives its (start, end) round trips."""
+    stop, results = mp.Event(), mp.Queue()
+    prober = mp.Process(target=probe, args=(port, stop, results))
+    prober.start()
+
+    def finish():
+        time.sleep(0.3)
+        stop.set()
+        out = results.get()
+        prober.join()
+        return out
+    return finish
+
+
+def longest_wait(probes, t0, t1):
+    """The longest round trip overlapping [t0, t1], and how many did."""
+    lat = [b - a for a, b in probes if b > t0 and a < t1]
+    return max(lat, default=0), len(lat)
+
+
 def start_frontier(binary, work, threads):
     port_file = os.path.join(work, 'ports')
     proc = subprocess.Popen(
@@ -87,9 +109,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='long-add.') as work:
         proc, port = start_frontier(binary, work, threads)
         try:
-            stop, results = mp.Event(), mp.Queue()
-            prober = mp.Process(target=probe, args=(port, stop, results))
-            prober.start()
+            finish_probe = start_probe(port)
             s = socket.create_connection(('127.0.0.1', port))
             f = s.makefile('rb')
             windows = []
@@ -109,19 +129,15 @@ def main():
                 # A Bloom filter may call a few new items present.
                 new = sum(v == b':1' for v in reply)
                 assert new >= urls * 0.99, 'only %d of %d as expected' % (new, urls)
-            time.sleep(0.3)
-            stop.set()
-            probes = results.get()
-            prober.join()
+            probes = finish_probe()
         finally:
             proc.terminate()
             proc.wait()
     for r, (t0, t1) in enumerate(windows):
-        lat = [b - a for a, b in probes if b > t0 and a < t1]
+        wait, n = longest_wait(probes, t0, t1)
         print('round %d: %s of %d new URLs took %.1f ms; other client waited up to '
               '%.1f ms (%d probes), io threads %d' %
-              (r, command, urls, (t1 - t0) * 1000, max(lat, default=0) * 1000, len(lat), threads))
-
+              (r, command, urls, (t1 - t0) * 1000, wait * 1000, n, threads))
 
 if __name__ == '__main__':
     main()
