@@ -16,7 +16,7 @@ crawlfront_test(NAME crawl_test
           src/crawl_commit_test.cc src/crawl_host_queue_test.cc src/crawl_deny_test.cc
           src/crash_test_util.cc src/host_codec_test.cc src/url_pattern_test.cc
           src/crawl_heads_test.cc src/head_buffer_test.cc src/robots_origin_test.cc
-          src/lease_release_test.cc src/crawl_url_report_test.cc
+          src/lease_release_test.cc src/crawl_url_report_test.cc src/crawl_live_test.cc
   DEPS crawlfront_crawl)
 crawlfront_bench(NAME crawl_bench SOURCES src/crawl_bench.cc DEPS crawlfront_crawl)
 crawlfront_fuzzer(NAME url_pattern_fuzzer SOURCES src/url_pattern_fuzzer.cc

@@ -297,6 +297,7 @@ HostState& CrawlCore::HostFor(CrawlState& crawl, std::string_view host_key,
   crawl.host_ids.emplace(h->host_key, h->id);
   crawl.hosts.push_back(h->id);
   hosts_.push_back(std::move(h));
+  host_queued_.push_back(0);
   return *hosts_.back();
 }
 

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "crawlfront/common/ascii.h"
 #include "crawlfront/frontier/crawl.h"
 
@@ -39,14 +41,49 @@ std::vector<std::pair<std::string, uint64_t>> CrawlStats::Fields() const {
           {"robots_fetched", robots_fetched}};
 }
 
-void CrawlCore::FillDerived(const CrawlState& c, int64_t now, CrawlStats* s) {
+// The sums of CrawlLive, walked over every host: what the live sums must
+// equal (check_live_counts).
+static void WalkDerived(const CrawlState& c, const std::vector<std::unique_ptr<HostState>>& hosts,
+                        CrawlStats* s) {
   for (uint32_t id : c.hosts) {
-    const HostState& h = *hosts_[id];
+    const HostState& h = *hosts[id];
     s->urls_queued += h.rec.queued + h.rec.scheduled;
     bool robots_lease = h.robots_state == RobotsState::kFetching;
     s->urls_inflight += h.inflight - (robots_lease && h.inflight > 0 ? 1 : 0);
     ++s->hosts;
-    if (ReadyTime(h, now) <= now) ++s->hosts_ready;
+  }
+}
+
+// REQUIRES: MoveDueToRing(now) ran, so every host ready by `now` is in the
+// ring.
+void CrawlCore::FillDerived(const CrawlState& c, int64_t now, CrawlStats* s) {
+  if (options_.check_live_counts) CheckLive(c, now);
+  s->urls_queued += c.live.queued;
+  s->urls_inflight += c.live.pages;
+  s->hosts += c.hosts.size();
+  s->hosts_ready += c.live.ready;
+}
+
+void CrawlCore::CheckLive(const CrawlState& c, int64_t now) {
+  CrawlStats walked;
+  WalkDerived(c, hosts_, &walked);
+  uint64_t ready = 0, inflight = 0;
+  for (uint32_t id : c.hosts) {
+    const HostState& h = *hosts_[id];
+    ready += ReadyTime(h, now) <= now ? 1 : 0;
+    inflight += h.inflight;
+    if (host_queued_[id] != h.rec.queued + h.rec.scheduled) {
+      spdlog::error("crawl core: host {} packed queued {}, has {}", h.host_key, host_queued_[id],
+                    h.rec.queued + h.rec.scheduled);
+      ++live_count_errors_;
+    }
+  }
+  if (walked.urls_queued != c.live.queued || walked.urls_inflight != c.live.pages ||
+      ready != c.live.ready || inflight != c.live.inflight) {
+    spdlog::error("crawl core: crawl {} live sums queued {} pages {} inflight {} ready {}, "
+                  "walk {} {} {} {}", c.id, c.live.queued, c.live.pages, c.live.inflight,
+                  c.live.ready, walked.urls_queued, walked.urls_inflight, inflight, ready);
+    ++live_count_errors_;
   }
 }
 
@@ -69,6 +106,7 @@ static void AddPersisted(const CrawlStats& from, CrawlStats* to) {
 CrawlStats CrawlCore::Stats(std::string_view crawl) {
   std::lock_guard lock(mu_);
   int64_t now = clock_->NowMs();
+  MoveDueToRing(now);
   CrawlStats s;
   for (auto& [id, c] : crawls_) {
     if (!crawl.empty() && id != crawl) continue;
@@ -87,6 +125,11 @@ CrawlStats CrawlCore::PersistedStats(std::string_view crawl) {
   return s;
 }
 
+uint64_t CrawlCore::live_count_errors() {
+  std::lock_guard lock(mu_);
+  return live_count_errors_;
+}
+
 std::vector<std::string> CrawlCore::Crawls() {
   std::lock_guard lock(mu_);
   std::vector<std::string> ids;
@@ -97,6 +140,7 @@ std::vector<std::string> CrawlCore::Crawls() {
 std::vector<CrawlInfo> CrawlCore::ListCrawls() {
   std::lock_guard lock(mu_);
   const int64_t now = clock_->NowMs();
+  MoveDueToRing(now);
   std::vector<CrawlInfo> out;
   for (auto& [id, c] : crawls_) {
     CrawlInfo& info = out.emplace_back();
@@ -110,12 +154,12 @@ std::vector<CrawlInfo> CrawlCore::ListCrawls() {
 }
 
 bool CrawlCore::FinishedLocked(const CrawlState& c) {
-  if (c.stats.urls_seen == 0) return false;
-  for (uint32_t id : c.hosts) {
-    const HostState& h = *hosts_[id];
-    if (h.rec.queued + h.rec.scheduled > 0 || h.inflight > 0) return false;
+  if (options_.check_live_counts) {
+    const int64_t now = clock_->NowMs();
+    MoveDueToRing(now);
+    CheckLive(c, now);
   }
-  return true;
+  return c.stats.urls_seen > 0 && c.live.queued == 0 && c.live.inflight == 0;
 }
 
 bool CrawlCore::Finished(std::string_view crawl) {
@@ -142,29 +186,39 @@ HostInfo CrawlCore::InfoOf(const HostState& h, int64_t now) const {
   return info;
 }
 
-// Ranks by queue size first and describes only the hosts listed: the status
-// page asks for the top 20 every second, and describing every host of a
-// crawl of 10^5 hosts held the crawl lock 130 ms each time.
+// Ranks by queue size from host_queued_ and describes only the hosts it
+// returns: the status page asks for the top 20 every second, and describing
+// every host of a crawl of 10^5 hosts held the crawl lock 130 ms each time.
 std::vector<HostInfo> CrawlCore::ListHosts(std::string_view crawl, size_t top_n) {
   std::lock_guard lock(mu_);
   const int64_t now = clock_->NowMs();
-  // (queued, index) in the order of the list: larger queues first, ties by
-  // index (the order a stable sort of hosts_ gave).
-  std::vector<std::pair<uint64_t, uint32_t>> ranked;
-  ranked.reserve(hosts_.size());
-  for (uint32_t i = 0; i < hosts_.size(); ++i) {
-    const HostState& h = *hosts_[i];
-    if (!crawl.empty() && h.crawl->id != crawl) continue;
-    ranked.emplace_back(h.rec.queued + h.rec.scheduled, i);
+  // (queued, id): larger queues first, ties by id (the order of hosts_).
+  using Ranked = std::pair<uint64_t, uint32_t>;
+  auto better = [](const Ranked& a, const Ranked& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  };
+  // With top_n, a heap of the best so far whose front is the worst of them.
+  std::vector<Ranked> top;
+  auto consider = [&](uint32_t id) {
+    const Ranked r{host_queued_[id], id};
+    if (top_n == 0 || top.size() < top_n) {
+      top.push_back(r);
+      if (top_n > 0) std::push_heap(top.begin(), top.end(), better);
+    } else if (better(r, top.front())) {
+      std::pop_heap(top.begin(), top.end(), better);
+      top.back() = r;
+      std::push_heap(top.begin(), top.end(), better);
+    }
+  };
+  if (crawl.empty()) {
+    for (uint32_t id = 0; id < hosts_.size(); ++id) consider(id);
+  } else if (auto it = crawls_.find(crawl); it != crawls_.end()) {
+    for (uint32_t id : it->second->hosts) consider(id);
   }
-  const size_t n = top_n > 0 ? std::min(top_n, ranked.size()) : ranked.size();
-  std::partial_sort(ranked.begin(), ranked.begin() + n, ranked.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.first != b.first ? a.first > b.first : a.second < b.second;
-                    });
+  std::sort(top.begin(), top.end(), better);
   std::vector<HostInfo> out;
-  out.reserve(n);
-  for (size_t i = 0; i < n; ++i) out.push_back(InfoOf(*hosts_[ranked[i].second], now));
+  out.reserve(top.size());
+  for (const Ranked& r : top) out.push_back(InfoOf(*hosts_[r.second], now));
   return out;
 }
 

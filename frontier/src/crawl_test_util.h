@@ -41,6 +41,7 @@ inline CrawlOptions TestOptions() {
   o.default_delay = std::chrono::milliseconds(100);
   o.lease_timeout = std::chrono::milliseconds(10'000);
   o.retry_backoff_base = std::chrono::milliseconds(1'000);
+  o.check_live_counts = true;
   return o;
 }
 
@@ -64,10 +65,14 @@ class CrawlFixture : public ::testing::Test {
     core_ = std::move(core).value();
   }
   void Close() {
+    if (core_) {
+      EXPECT_EQ(core_->live_count_errors(), 0u) << "live sums differ from a walk";
+    }
     core_.reset();
     seen_.reset();
     store_.reset();
   }
+  void TearDown() override { Close(); }
   void Reopen() {
     Close();
     Open(options_);

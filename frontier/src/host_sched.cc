@@ -38,6 +38,11 @@ int64_t CrawlCore::ReadyTime(const HostState& h, int64_t now) const {
 }
 
 void CrawlCore::Reschedule(HostState& h, int64_t now) {
+  PlaceHost(h, now);
+  Account(h);
+}
+
+void CrawlCore::PlaceHost(HostState& h, int64_t now) {
   int64_t t = ReadyTime(h, now);
   using Place = HostState::Place;
   Place want = t == kNever ? Place::kNone : (t <= now ? Place::kRing : Place::kHeap);
@@ -47,6 +52,27 @@ void CrawlCore::Reschedule(HostState& h, int64_t now) {
   h.place_ms = t;
   if (want == Place::kRing) ring_.push_back({h.id, h.gen});
   if (want == Place::kHeap) waiting_.push({t, h.id, h.gen});
+}
+
+// Every change to a host's counts or place ends in Reschedule, so its crawl's
+// sums move by the host's difference here: STATS reads them instead of
+// walking every host under the lock (3-10 ms at 10^5 hosts).
+void CrawlCore::Account(HostState& h) {
+  HostCounted now;
+  now.queued = h.rec.queued + h.rec.scheduled;
+  now.inflight = h.inflight;
+  // A robots.txt lease is in flight, not a page.
+  const bool robots_lease = h.robots_state == RobotsState::kFetching && h.inflight > 0;
+  now.pages = h.inflight - (robots_lease ? 1 : 0);
+  now.ready = h.place == HostState::Place::kRing ? 1 : 0;
+  CrawlLive& live = h.crawl->live;
+  // Unsigned sums: a decrease wraps and the sum comes out right.
+  if (now.queued != h.counted.queued) host_queued_[h.id] = now.queued;
+  live.queued += now.queued - h.counted.queued;
+  live.inflight += uint64_t{now.inflight} - h.counted.inflight;
+  live.pages += uint64_t{now.pages} - h.counted.pages;
+  live.ready += uint64_t{now.ready} - h.counted.ready;
+  h.counted = now;
 }
 
 // An add's new URLs are spread over many hosts whose state is cold: each

@@ -47,6 +47,7 @@ void CrawlCore::MoveDueToRing(int64_t now) {
     if (w.gen != h.gen || h.place != HostState::Place::kHeap) continue;  // stale
     h.place = HostState::Place::kRing;
     ring_.push_back({h.id, h.gen});
+    Account(h);
   }
 }
 
@@ -78,6 +79,7 @@ Status CrawlCore::Lease(std::string_view worker, size_t max, std::string_view cr
       h.place = HostState::Place::kNone;
       Status s = LeaseFromHost(h, worker, now, &pending_, out, &robots_work);
       if (!s.ok()) {
+        Account(h);
         sticky_error_ = s;
         return s;
       }
@@ -190,6 +192,8 @@ int64_t CrawlCore::NextReadyMs(std::string_view crawl_filter) {
   if (!crawl_filter.empty()) {
     auto it = crawls_.find(crawl_filter);
     if (it == crawls_.end()) return kNever;
+    MoveDueToRing(now);
+    if (it->second->live.ready > 0) return now;  // spares the walk below
     int64_t best = kNever;
     for (uint32_t id : it->second->hosts) best = std::min(best, ReadyTime(*hosts_[id], now));
     return best == kNever ? kNever : std::max(best, now);

@@ -204,10 +204,16 @@ struct DenyPatterns {
   bool Matches(std::string_view url) const { return set.AnyMatches(url); }
 };
 
+// Sums of HostCounted over a crawl's hosts.
+struct CrawlLive {
+  uint64_t queued = 0, inflight = 0, pages = 0, ready = 0;
+};
+
 // Per-crawl RAM state; guarded by CrawlCore's mutex.
 struct CrawlState {
   std::string id;
   CrawlStats stats;  // persisted fields; derived ones filled on query
+  CrawlLive live;    // kept by CrawlCore::Account
   bool paused = false;
   bool dirty = false;
   std::shared_ptr<const DenyPatterns> deny;  // null: none
@@ -392,6 +398,9 @@ class CrawlCore {
   // ...), without those Stats() sums over every host (urls_queued,
   // urls_inflight, hosts, hosts_ready stay 0): O(crawls), not O(hosts).
   CrawlStats PersistedStats(std::string_view crawl);
+  // Stats queries whose live sums differed from a walk over the hosts (only
+  // counted with check_live_counts).
+  uint64_t live_count_errors();
   std::vector<std::string> Crawls();
   // Every crawl with its counters, by id.
   std::vector<CrawlInfo> ListCrawls();
@@ -473,6 +482,8 @@ class CrawlCore {
   void Notify();
   bool Paused(const CrawlState& c) const { return paused_all_ || c.paused; }
   void FillDerived(const CrawlState& c, int64_t now, CrawlStats* s);
+  // Compares c.live with a walk over its hosts (check_live_counts).
+  void CheckLive(const CrawlState& c, int64_t now);
   bool FinishedLocked(const CrawlState& c);
 
   // crawl_deny.cc
@@ -537,7 +548,11 @@ class CrawlCore {
   int64_t DelayMs(const HostState& h) const;
   // Earliest time the host could lease (kNever = not by time alone).
   int64_t ReadyTime(const HostState& h, int64_t now) const;
+  // After any change to a host's counts or ready time: places it in the
+  // ring or the heap (PlaceHost) and updates its crawl's live sums (Account).
   void Reschedule(HostState& h, int64_t now);
+  void PlaceHost(HostState& h, int64_t now);
+  void Account(HostState& h);
   // `value` is EncodeItem(item), as just written under `key`.
   void InsertHead(HostState& h, const std::string& key, const QueueItem& item,
                   std::string_view value);
@@ -600,9 +615,13 @@ class CrawlCore {
   // Spins before sleeping: the io threads take it for a few microseconds
   // per command, and a futex sleep and wake cost more than that.
   AdaptiveMutex mu_;
+  uint64_t live_count_errors_ = 0;  // CheckLive mismatches
   Status sticky_error_;  // a failed write: RAM may be ahead of disk
   std::map<std::string, std::unique_ptr<CrawlState>, std::less<>> crawls_;
   std::vector<std::unique_ptr<HostState>> hosts_;
+  // Each host's queued + scheduled by id (its HostCounted::queued), packed:
+  // ListHosts ranks 10^5 hosts from 800 KB instead of 10^5 HostStates.
+  std::vector<uint64_t> host_queued_;
   std::vector<uint32_t> dirty_hosts_;
   std::string record_key_, record_value_;  // FlushDirty's buffers
   std::map<uint64_t, LeaseInFlight> leases_;

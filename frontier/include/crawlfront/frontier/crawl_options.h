@@ -113,6 +113,10 @@ struct CrawlOptions {
   // more heads per refill (fewer RocksDB seeks), up to an equal share of
   // this. Default: 256 MiB.
   uint64_t queue_heads_bytes = uint64_t{256} << 20;
+  // For tests, not a config key: every stats query also walks all hosts and
+  // counts a mismatch with the sums kept as hosts change
+  // (CrawlCore::live_count_errors). Default: false.
+  bool check_live_counts = false;
 };
 
 }  // namespace crawlfront

@@ -163,6 +163,14 @@ Status DecodeU64s(std::string_view bytes, std::vector<uint64_t>* values);
 
 struct CrawlState;
 
+// What one host adds to its crawl's live sums (CrawlCore::Account).
+struct HostCounted {
+  uint64_t queued = 0;    // queued + scheduled
+  uint32_t inflight = 0;  // leases, robots.txt included
+  uint32_t pages = 0;     // page leases
+  uint32_t ready = 0;     // 1 while the host is in the ready ring
+};
+
 // The robots.txt state of an origin that is not the host's current one.
 struct OriginRobots {
   RobotsState state = RobotsState::kNone;
@@ -212,6 +220,7 @@ struct HostState {
   enum class Place : uint8_t { kNone, kRing, kHeap } place = Place::kNone;
   int64_t place_ms = 0;
   uint64_t gen = 0;
+  HostCounted counted;  // in its crawl's live sums
   bool dirty = false;  // rec must be written with the current batch
   // Adds, or DONEs of entries older than rec.seq_mark, changed rec and
   // nothing wrote it since: the close writes it, a restart after a crash
