@@ -392,11 +392,12 @@ class CrawlCore {
   Status Pause(std::string_view crawl);
   Status Resume(std::string_view crawl);
 
-  // Counters of one crawl, or of all crawls for an empty id.
+  // Counters of one crawl, or of all crawls for an empty id. O(crawls): the
+  // per-host ones are sums kept as hosts change (Account).
   CrawlStats Stats(std::string_view crawl);
-  // Only the counters kept as they change (urls_seen, urls_done, fetched_*,
-  // ...), without those Stats() sums over every host (urls_queued,
-  // urls_inflight, hosts, hosts_ready stay 0): O(crawls), not O(hosts).
+  // Only the persisted counters (urls_seen, urls_done, fetched_*, ...);
+  // urls_queued, urls_inflight, hosts and hosts_ready stay 0. Does not move
+  // due hosts into the ready ring, as Stats() does.
   CrawlStats PersistedStats(std::string_view crawl);
   // Stats queries whose live sums differed from a walk over the hosts (only
   // counted with check_live_counts).
