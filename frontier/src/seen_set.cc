@@ -161,12 +161,15 @@ PartitionStats SeenSet::GetPartitionStats(uint32_t p) const {
 
 SeenSetStats SeenSet::GetStats() const {
   SeenSetStats s;
-  for (uint32_t p = 0; p < parts_.size(); ++p) {
-    PartitionStats ps = GetPartitionStats(p);
-    s.items += ps.items;
-    s.filter_bytes += ps.filter_bytes;
-    s.rebuilds_running += ps.rebuilding ? 1 : 0;
-    s.max_fill_ratio = std::max(s.max_fill_ratio, ps.fill_ratio);
+  // Not GetPartitionStats: its false-positive estimate (a Poisson sum, ~2 us)
+  // made INFO take 2.5 ms over 1024 partitions.
+  for (const auto& part : parts_) {
+    const Partition& P = *part;
+    std::lock_guard lock(P.mu);
+    s.items += P.items;
+    s.filter_bytes += P.filter->bytes();
+    s.rebuilds_running += P.next != nullptr ? 1 : 0;
+    s.max_fill_ratio = std::max(s.max_fill_ratio, P.filter->fill_ratio());
   }
   s.lookups = lookups_.load(std::memory_order_relaxed);
   s.bloom_negatives = bloom_negatives_.load(std::memory_order_relaxed);
