@@ -41,19 +41,6 @@ std::vector<std::pair<std::string, uint64_t>> CrawlStats::Fields() const {
           {"robots_fetched", robots_fetched}};
 }
 
-// The sums of CrawlLive, walked over every host: what the live sums must
-// equal (check_live_counts).
-static void WalkDerived(const CrawlState& c, const std::vector<std::unique_ptr<HostState>>& hosts,
-                        CrawlStats* s) {
-  for (uint32_t id : c.hosts) {
-    const HostState& h = *hosts[id];
-    s->urls_queued += h.rec.queued + h.rec.scheduled;
-    bool robots_lease = h.robots_state == RobotsState::kFetching;
-    s->urls_inflight += h.inflight - (robots_lease && h.inflight > 0 ? 1 : 0);
-    ++s->hosts;
-  }
-}
-
 // REQUIRES: MoveDueToRing(now) ran, so every host ready by `now` is in the
 // ring.
 void CrawlCore::FillDerived(const CrawlState& c, int64_t now, CrawlStats* s) {
@@ -64,25 +51,29 @@ void CrawlCore::FillDerived(const CrawlState& c, int64_t now, CrawlStats* s) {
   s->hosts_ready += c.live.ready;
 }
 
+// What the live sums must equal: the same sums walked over every host.
 void CrawlCore::CheckLive(const CrawlState& c, int64_t now) {
-  CrawlStats walked;
-  WalkDerived(c, hosts_, &walked);
-  uint64_t ready = 0, inflight = 0;
+  CrawlLive walked;
   for (uint32_t id : c.hosts) {
     const HostState& h = *hosts_[id];
-    ready += ReadyTime(h, now) <= now ? 1 : 0;
-    inflight += h.inflight;
-    if (host_queued_[id] != h.rec.queued + h.rec.scheduled) {
+    const uint64_t queued = h.rec.queued + h.rec.scheduled;
+    walked.queued += queued;
+    walked.inflight += h.inflight;
+    const bool robots_lease = h.robots_state == RobotsState::kFetching && h.inflight > 0;
+    walked.pages += h.inflight - (robots_lease ? 1 : 0);
+    walked.ready += ReadyTime(h, now) <= now ? 1 : 0;
+    if (host_queued_[id] != queued) {
       spdlog::error("crawl core: host {} packed queued {}, has {}", h.host_key, host_queued_[id],
-                    h.rec.queued + h.rec.scheduled);
+                    queued);
       ++live_count_errors_;
     }
   }
-  if (walked.urls_queued != c.live.queued || walked.urls_inflight != c.live.pages ||
-      ready != c.live.ready || inflight != c.live.inflight) {
-    spdlog::error("crawl core: crawl {} live sums queued {} pages {} inflight {} ready {}, "
-                  "walk {} {} {} {}", c.id, c.live.queued, c.live.pages, c.live.inflight,
-                  c.live.ready, walked.urls_queued, walked.urls_inflight, inflight, ready);
+  const CrawlLive& l = c.live;
+  if (walked.queued != l.queued || walked.inflight != l.inflight || walked.pages != l.pages ||
+      walked.ready != l.ready) {
+    spdlog::error("crawl core: crawl {} live sums queued {} inflight {} pages {} ready {}, "
+                  "walk {} {} {} {}", c.id, l.queued, l.inflight, l.pages, l.ready,
+                  walked.queued, walked.inflight, walked.pages, walked.ready);
     ++live_count_errors_;
   }
 }
