@@ -206,7 +206,8 @@ StatusSnapshot FrontierNode::BuildSnapshot() {
     const CrawlStats& cs = c.stats;
     s.crawls.push_back({c.id, c.paused, cs.urls_seen, cs.urls_queued,
                         cs.fetched_2xx + cs.fetched_3xx + cs.fetched_4xx + cs.fetched_5xx,
-                        cs.urls_failed});
+                        cs.urls_failed, cs.urls_inflight, cs.hosts, cs.hosts_ready,
+                        c.finished});
   }
   // Lease counts from the lease table: exact, and a worker that went quiet
   // still shows while it holds leases (its hosts wait for their deadlines).

@@ -178,8 +178,6 @@ TEST_F(FrontierNodeTest, ClientWaitsForASlowAdminReplyOnlyWithALongerTimeout) {
   EXPECT_EQ(pong->str, "PONG");
 }
 
-// The status page's crawl rows (and crawlfront_crawl_paused) said
-// "running" for a paused crawl until ListCrawls carried the state.
 // The rate history's sample reads the same totals as the full snapshot.
 TEST_F(FrontierNodeTest, SampledTotalsAreTheSnapshots) {
   auto a = Connect();
@@ -205,6 +203,8 @@ TEST_F(FrontierNodeTest, SampledTotalsAreTheSnapshots) {
   EXPECT_EQ(sampled.totals.urls_failed, full.totals.urls_failed);
 }
 
+// The status page's crawl rows (and crawlfront_crawl_paused) said
+// "running" for a paused crawl until ListCrawls carried the state.
 TEST_F(FrontierNodeTest, StatusSnapshotShowsWhichCrawlsArePaused) {
   auto c = Connect();
   ASSERT_TRUE(c);
@@ -221,6 +221,42 @@ TEST_F(FrontierNodeTest, StatusSnapshotShowsWhichCrawlsArePaused) {
   EXPECT_EQ(s.crawls[1].id, "on");
   EXPECT_FALSE(s.crawls[1].paused);
   EXPECT_EQ(s.crawls[1].urls_queued, 1u);
+}
+
+// Each crawl's row has its own leases, hosts, ready hosts and finished
+// state, as FRONTIER.CRAWLS counts them.
+TEST_F(FrontierNodeTest, StatusSnapshotCountsEachCrawl) {
+  auto c = Connect();
+  ASSERT_TRUE(c);
+  auto r = c->Command({"FRONTIER.ADDX", "CRAWL", "one", "URLS", "http://a.test/1"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  r = c->Command({"FRONTIER.ADDX", "CRAWL", "two", "URLS", "http://b.test/1", "http://c.test/1"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Crawl one: its robots.txt (404), then its page, leased and kept.
+  auto lease = c->Command({"FRONTIER.LEASE", "w", "1", "CRAWL", "one"});
+  ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+  ASSERT_EQ(c->Command({"FRONTIER.DONE", "w", lease->elements[0].elements[0].str, "robots",
+                        "STATUS", "404"})->integer, 1);
+  lease = c->Command({"FRONTIER.LEASE", "w", "1", "CRAWL", "one", "BLOCK", "10000"});
+  ASSERT_TRUE(lease.ok() && lease->elements.size() == 1) << lease->ToDebugString();
+  StatusSnapshot s = node_->BuildSnapshot();
+  ASSERT_EQ(s.crawls.size(), 2u);
+  EXPECT_EQ(s.crawls[0].id, "one");
+  EXPECT_EQ(s.crawls[0].urls_inflight, 1u);
+  EXPECT_EQ(s.crawls[0].urls_queued, 0u);
+  EXPECT_EQ(s.crawls[0].hosts, 1u);
+  EXPECT_EQ(s.crawls[0].hosts_ready, 0u);
+  EXPECT_FALSE(s.crawls[0].finished);
+  EXPECT_EQ(s.crawls[1].urls_inflight, 0u);
+  EXPECT_EQ(s.crawls[1].hosts, 2u);
+  EXPECT_EQ(s.crawls[1].hosts_ready, 2u);  // their robots.txt is due
+  ASSERT_EQ(c->Command({"FRONTIER.DONE", "w", lease->elements[0].elements[0].str, "fetched",
+                        "STATUS", "200"})->integer, 1);
+  s = node_->BuildSnapshot();
+  EXPECT_EQ(s.crawls[0].urls_inflight, 0u);
+  EXPECT_TRUE(s.crawls[0].finished);
+  EXPECT_FALSE(s.crawls[1].finished);
+  EXPECT_EQ(s.totals.hosts_ready, 2u);
 }
 
 // The status page's worker table says where each worker id leases from

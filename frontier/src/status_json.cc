@@ -188,7 +188,11 @@ json::array CrawlsJson(const std::vector<CrawlStatus>& crawls) {
                                {"urls_seen", c.urls_seen},
                                {"urls_queued", c.urls_queued},
                                {"urls_fetched", c.urls_fetched},
-                               {"urls_failed", c.urls_failed}});
+                               {"urls_failed", c.urls_failed},
+                               {"urls_inflight", c.urls_inflight},
+                               {"hosts", c.hosts},
+                               {"hosts_ready", c.hosts_ready},
+                               {"finished", c.finished}});
   }
   return out;
 }

@@ -234,21 +234,37 @@ void WriteWorkers(MetricWriter& w, const std::vector<WorkerStatus>& workers) {
 }
 
 void WriteCrawls(MetricWriter& w, const std::vector<CrawlStatus>& crawls) {
-  size_t n = std::min(crawls.size(), kStatusMaxCrawls);
-  w.Family("crawlfront_crawl_paused", "gauge", "1 when the crawl is paused.");
-  for (size_t i = 0; i < n; ++i) {
-    w.Sample("crawlfront_crawl_paused", {{"crawl", crawls[i].id}}, crawls[i].paused);
-  }
-  w.Family("crawlfront_crawl_urls_queued", "gauge", "URLs queued for the crawl.");
-  for (size_t i = 0; i < n; ++i) {
-    w.Sample("crawlfront_crawl_urls_queued", {{"crawl", crawls[i].id}},
-             D(crawls[i].urls_queued));
-  }
-  w.Family("crawlfront_crawl_urls_fetched_total", "counter",
-           "URLs fetched for the crawl.");
-  for (size_t i = 0; i < n; ++i) {
-    w.Sample("crawlfront_crawl_urls_fetched_total", {{"crawl", crawls[i].id}},
-             D(crawls[i].urls_fetched));
+  struct Series {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*value)(const CrawlStatus&);
+  };
+  static const Series kSeries[] = {
+      {"crawlfront_crawl_paused", "gauge", "1 when the crawl is paused.",
+       [](const CrawlStatus& c) { return c.paused ? 1.0 : 0.0; }},
+      {"crawlfront_crawl_finished", "gauge",
+       "1 when the crawl has seen URLs and none is queued or in flight.",
+       [](const CrawlStatus& c) { return c.finished ? 1.0 : 0.0; }},
+      {"crawlfront_crawl_urls_seen_total", "counter", "Distinct URLs added to the crawl.",
+       [](const CrawlStatus& c) { return D(c.urls_seen); }},
+      {"crawlfront_crawl_urls_queued", "gauge", "URLs queued for the crawl.",
+       [](const CrawlStatus& c) { return D(c.urls_queued); }},
+      {"crawlfront_crawl_urls_inflight", "gauge", "URLs of the crawl leased, not done yet.",
+       [](const CrawlStatus& c) { return D(c.urls_inflight); }},
+      {"crawlfront_crawl_urls_fetched_total", "counter", "URLs fetched for the crawl.",
+       [](const CrawlStatus& c) { return D(c.urls_fetched); }},
+      {"crawlfront_crawl_urls_failed_total", "counter", "URLs of the crawl done with a failure.",
+       [](const CrawlStatus& c) { return D(c.urls_failed); }},
+      {"crawlfront_crawl_hosts", "gauge", "Hosts with a queue in the crawl.",
+       [](const CrawlStatus& c) { return D(c.hosts); }},
+      {"crawlfront_crawl_hosts_ready", "gauge", "Hosts of the crawl that may be contacted now.",
+       [](const CrawlStatus& c) { return D(c.hosts_ready); }},
+  };
+  const size_t n = std::min(crawls.size(), kStatusMaxCrawls);
+  for (const Series& s : kSeries) {
+    w.Family(s.name, s.type, s.help);
+    for (size_t i = 0; i < n; ++i) w.Sample(s.name, {{"crawl", crawls[i].id}}, s.value(crawls[i]));
   }
 }
 

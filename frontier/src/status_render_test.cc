@@ -166,6 +166,10 @@ TEST(StatusJsonTest, ParsesAndCarriesValues) {
   EXPECT_EQ(s.at("recent_errors").at(0).at("text").as_string(),
             snap.recent_errors[0].text);
   EXPECT_EQ(s.at("crawls").at(0).at("id").as_string(), snap.crawls[0].id);
+  EXPECT_EQ(s.at("crawls").at(0).at("urls_inflight").to_number<uint64_t>(), 5u);
+  EXPECT_EQ(s.at("crawls").at(0).at("hosts").to_number<uint64_t>(), 6u);
+  EXPECT_EQ(s.at("crawls").at(0).at("hosts_ready").to_number<uint64_t>(), 2u);
+  EXPECT_EQ(s.at("crawls").at(0).at("finished").as_bool(), false);
   const json::object& h = doc.at("history").as_object();
   ASSERT_EQ(h.at("unix_ms").as_array().size(), 2u);
   EXPECT_DOUBLE_EQ(h.at("added_per_second").at(1).to_number<double>(), 4.0);
@@ -260,6 +264,32 @@ TEST(StatusMetricsTest, WellFormedWithValues) {
   EXPECT_EQ(single["crawlfront_queue_heads_bytes"], "123456");
   EXPECT_EQ(partition_series, 10u);
   EXPECT_EQ(evil_worker, snap.workers[0].id);  // escaped, and unescapes back
+}
+
+// One series per crawl counter, labelled by the (escaped) crawl id.
+TEST(StatusMetricsTest, PerCrawlSeries) {
+  StatusSnapshot snap = CraftedSnapshot(4);
+  snap.crawls.push_back({"done", false, 3, 0, 3, 0, 0, 1, 0, true});
+  testing::ParsedMetrics m = ParsePrometheusText(RenderPrometheusMetrics(snap, 10));
+  EXPECT_TRUE(m.errors.empty()) << ::testing::PrintToString(m.errors);
+  std::map<std::string, std::string> evil, done;  // series name -> value
+  for (const auto& s : m.samples) {
+    auto it = s.labels.find("crawl");
+    if (it == s.labels.end()) continue;
+    if (it->second == snap.crawls[0].id) evil[s.name] = s.value;
+    if (it->second == "done") done[s.name] = s.value;
+  }
+  const std::map<std::string, std::string> want_evil = {
+      {"crawlfront_crawl_paused", "1"},          {"crawlfront_crawl_finished", "0"},
+      {"crawlfront_crawl_urls_seen_total", "10"}, {"crawlfront_crawl_urls_queued", "20"},
+      {"crawlfront_crawl_urls_inflight", "5"},   {"crawlfront_crawl_urls_fetched_total", "30"},
+      {"crawlfront_crawl_urls_failed_total", "40"}, {"crawlfront_crawl_hosts", "6"},
+      {"crawlfront_crawl_hosts_ready", "2"}};
+  EXPECT_EQ(evil, want_evil);
+  EXPECT_EQ(done["crawlfront_crawl_finished"], "1");
+  EXPECT_EQ(done["crawlfront_crawl_paused"], "0");
+  EXPECT_EQ(m.types["crawlfront_crawl_urls_failed_total"], "counter");
+  EXPECT_EQ(m.types["crawlfront_crawl_hosts_ready"], "gauge");
 }
 
 TEST(StatusMetricsTest, CheckerRejectsMalformedText) {

@@ -48,7 +48,7 @@ StatusSnapshot CraftedSnapshot(size_t partitions) {
   s.top_hosts.push_back({"example.org", 5, 0, 3, 1000, -5, 1700000005000, "fetching"});
   s.workers.push_back({"w" + kEvil, "127.0.0.1:4000", 8, 99, 12.5});
   s.recent_errors.push_back({1700000000001, "fetch http://x/" + kEvil + " failed"});
-  s.crawls.push_back({"crawl" + kEvil, true, 10, 20, 30, 40});
+  s.crawls.push_back({"crawl" + kEvil, true, 10, 20, 30, 40, 5, 6, 2, false});
   return s;
 }
 

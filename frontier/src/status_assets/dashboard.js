@@ -138,8 +138,9 @@
       time(h.blocked_until_unix_ms), h.robots_state])));
     fill('workers', s.workers.map((w) => row([cell(w.id, 'text'), w.address, w.leases, w.dones,
       w.pages_per_second])));
-    fill('crawls', s.crawls.map((c) => row([cell(c.id, 'text'), c.paused ? 'paused' : 'running',
-      c.urls_seen, c.urls_queued, c.urls_fetched, c.urls_failed])));
+    fill('crawls', s.crawls.map((c) => row([cell(c.id, 'text'),
+      c.paused ? 'paused' : c.finished ? 'finished' : 'running', c.urls_seen, c.urls_queued,
+      c.urls_inflight, c.urls_fetched, c.urls_failed, c.hosts, c.hosts_ready])));
     fill('errors', s.recent_errors.slice().reverse().map((e) => row([time(e.unix_ms),
       cell(e.text, 'text')])));
   }

@@ -101,6 +101,10 @@ struct CrawlStatus {
   uint64_t urls_queued = 0;
   uint64_t urls_fetched = 0;
   uint64_t urls_failed = 0;
+  uint64_t urls_inflight = 0;  // page leases
+  uint64_t hosts = 0;
+  uint64_t hosts_ready = 0;
+  bool finished = false;  // seen URLs, none queued or in flight
 };
 
 // How acknowledged writes are kept (docs/operations.md, durability).
