@@ -30,6 +30,9 @@ void CrawlSection(std::string* out, CrawlCore& core, std::string_view crawl,
   }
   Line(out, "finished", finished ? "1" : "0");
   Line(out, "crawls", std::to_string(core.Crawls().size()));
+  if (core.checks_live_counts()) {
+    Line(out, "live_count_errors", std::to_string(core.live_count_errors()));
+  }
 }
 
 void SeenSection(std::string* out, SeenSet& seen) {

@@ -152,6 +152,11 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "
          "keeps 4 even beyond it. Within it a host's whole queue (up to 256 URLs) stays in RAM "
          "as it is added, and often-leased hosts read more per RocksDB seek.");
+  t->Add("crawl.check_live_counts", &F::check_live_counts, false,
+         "For tests and debugging: every stats query (INFO, FRONTIER.STATS, the status page) "
+         "also walks all hosts and compares them with the counters kept as hosts change; a "
+         "difference is logged and counted in INFO's live_count_errors. A walk per query: "
+         "slow with many hosts.");
 }
 
 void AddUrlAndMiscKeys(ConfigTable<F>* t) {
@@ -246,6 +251,7 @@ CrawlOptions CrawlOptionsOf(const F& o) {
   c.robots_error_retry = o.robots_error_retry;
   c.sitemap_refetch = o.sitemap_refetch;
   c.queue_heads_bytes = static_cast<uint64_t>(o.queue_heads_bytes);
+  c.check_live_counts = o.check_live_counts;
   c.url.host_key_mode =
       o.host_key == "registered-domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;
   c.url.sort_query = o.sort_query;

@@ -84,7 +84,8 @@ Status CrawlEnv::Start() {
   std::vector<std::string> sets = {
       "crawl.default_delay=" + std::to_string(o.delay_ms) + "ms",
       "crawl.max_depth=" + std::to_string(o.max_depth),
-      "crawl.allow_host_suffixes=[\".simweb.test\"]", "crawl.robots_error_retry=1s"};
+      "crawl.allow_host_suffixes=[\".simweb.test\"]", "crawl.robots_error_retry=1s",
+      "crawl.check_live_counts=true"};
   sets.insert(sets.end(), o.frontier_sets.begin(), o.frontier_sets.end());
   for (auto& s : sets) frontier_args_.insert(frontier_args_.end(), {"--set", s});
   CRAWLFRONT_RETURN_IF_ERROR(StartFrontier(0, 0));
@@ -208,11 +209,21 @@ Status CrawlEnv::WaitFinished(std::chrono::seconds limit) {
   while (Clock::now() < deadline) {
     auto finished = Info("finished");
     if (!finished.ok()) return finished.status();
-    if (*finished == "1") return Status::Ok();
+    if (*finished == "1") return CheckLiveCounts();
     CRAWLFRONT_RETURN_IF_ERROR(CheckAlive());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return Status::Unavailable("crawl not finished in time:\n" + Logs());
+}
+
+// The frontier runs with crawl.check_live_counts: each INFO above compared
+// its running counters with a walk over the hosts.
+Status CrawlEnv::CheckLiveCounts() {
+  auto errors = Info("live_count_errors");
+  if (!errors.ok()) return errors.status();
+  if (*errors == "0") return Status::Ok();
+  return Status::Internal("the frontier's running counters differed from a walk " + *errors +
+                          " times:\n" + Logs());
 }
 
 Status CrawlEnv::WaitDone(uint64_t n, std::chrono::seconds limit) {

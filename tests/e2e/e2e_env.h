@@ -91,6 +91,7 @@ class CrawlEnv {
 
  private:
   Status CheckAlive();
+  Status CheckLiveCounts();
   Status StartFrontier(int resp_port, int http_port);
   Status Seed();
   std::vector<std::string> WorkerArgs(int n, const std::vector<std::string>& extra) const;

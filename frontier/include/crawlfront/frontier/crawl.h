@@ -402,6 +402,7 @@ class CrawlCore {
   // Stats queries whose live sums differed from a walk over the hosts (only
   // counted with check_live_counts).
   uint64_t live_count_errors();
+  bool checks_live_counts() const { return options_.check_live_counts; }
   std::vector<std::string> Crawls();
   // Every crawl with its counters, by id.
   std::vector<CrawlInfo> ListCrawls();

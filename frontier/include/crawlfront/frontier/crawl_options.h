@@ -113,8 +113,8 @@ struct CrawlOptions {
   // more heads per refill (fewer RocksDB seeks), up to an equal share of
   // this. Default: 256 MiB.
   uint64_t queue_heads_bytes = uint64_t{256} << 20;
-  // For tests, not a config key: every stats query also walks all hosts and
-  // counts a mismatch with the sums kept as hosts change
+  // For tests (crawl.check_live_counts): every stats query also walks all
+  // hosts and counts a mismatch with the sums kept as hosts change
   // (CrawlCore::live_count_errors). Default: false.
   bool check_live_counts = false;
 };

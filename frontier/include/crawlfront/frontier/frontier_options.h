@@ -57,6 +57,7 @@ struct FrontierOptions {
   int64_t max_path_depth = 0;
   std::string user_agent;
   bool respect_robots = true;
+  bool check_live_counts = false;
   std::chrono::milliseconds robots_ttl{}, robots_error_backoff{}, robots_error_retry{};
   std::chrono::milliseconds sitemap_refetch{};
   std::chrono::milliseconds lease_check_interval{};
