@@ -73,7 +73,7 @@ std::string WorkerRows(const std::vector<WorkerStatus>& workers) {
   return out;
 }
 
-const char* CrawlState(const CrawlStatus& c) {
+const char* CrawlStateText(const CrawlStatus& c) {
   return c.paused ? "paused" : c.finished ? "finished" : "running";
 }
 
@@ -81,7 +81,7 @@ std::string CrawlRows(const std::vector<CrawlStatus>& crawls) {
   std::string out;
   for (size_t i = 0; i < crawls.size() && i < kStatusMaxCrawls; ++i) {
     const CrawlStatus& c = crawls[i];
-    out += Row({c.id, CrawlState(c), Num(c.urls_seen), Num(c.urls_queued),
+    out += Row({c.id, CrawlStateText(c), Num(c.urls_seen), Num(c.urls_queued),
                 Num(c.urls_inflight), Num(c.urls_fetched), Num(c.urls_failed), Num(c.hosts),
                 Num(c.hosts_ready)});
   }
