@@ -39,6 +39,9 @@ int64_t Number(const Fields& f, const std::string& name) {
 std::string StateLine(const Fields& f) {
   const std::string state = Text(f, "state");
   if (state == "unseen") return "unseen (never added to this crawl)";
+  if (state == "done" && !Text(f, "last_outcome").empty()) {
+    return "done (seen; neither queued nor leased)";
+  }
   if (state == "done") {
     return "done (seen; neither queued nor leased: fetched, failed, blocked by robots, "
            "dropped or over its host's budget)";
@@ -52,6 +55,18 @@ std::string StateLine(const Fields& f) {
   return line;
 }
 
+// The last fetch result (FRONTIER.URL's last_* fields); "" when none kept.
+std::string LastLine(const Fields& f) {
+  const std::string outcome = Text(f, "last_outcome");
+  if (outcome.empty()) return "";
+  std::string line = outcome;
+  if (Number(f, "last_status") > 0) line += " (HTTP " + Text(f, "last_status") + ")";
+  line += " at " + UtcTimeOfMs(Text(f, "last_at_ms")) + ", attempt " + Text(f, "last_attempt");
+  if (outcome == "fetched") line += ", response in " + Text(f, "last_fetch_ms") + " ms";
+  if (!Text(f, "last_reason").empty()) line += ": " + Text(f, "last_reason");
+  return line;
+}
+
 void PrintText(const Fields& f, const std::string& frontier, bool several) {
   auto row = [](const char* name, const std::string& value) {
     std::printf("%-9s %s\n", name, value.c_str());
@@ -60,6 +75,7 @@ void PrintText(const Fields& f, const std::string& frontier, bool several) {
   if (several) row("frontier", frontier);
   row("crawl", Text(f, "crawl"));
   row("state", StateLine(f));
+  if (const std::string last = LastLine(f); !last.empty()) row("last", last);
   const int64_t entries = Number(f, "entries");
   if (entries > 0) {
     row("queue", std::to_string(entries) + (entries == 1 ? " entry; " : " entries; ") +
@@ -101,8 +117,9 @@ int RunUrl(const GlobalOptions& g, const std::vector<std::string>& args) {
     std::printf("%sWhat the frontier knows of one URL: its canonical form, whether it\n"
                 "was seen, its queue entries (ready, scheduled with their due time, or\n"
                 "leased to which worker), whether an add would take it now (scope,\n"
-                "deny patterns), what its host's robots.txt says of it, and its host's\n"
-                "state. Reads the URL's host queue on the frontier.\n",
+                "deny patterns), what its host's robots.txt says of it, its host's\n"
+                "state, and its last fetch result (outcome, HTTP status, attempt, when,\n"
+                "reason). Reads the URL's host queue on the frontier.\n",
                 kUrlUsage);
     return kExitOk;
   }

@@ -63,6 +63,10 @@ Status CrawlCore::Explain(std::string_view crawl, std::string_view url, UrlRepor
     all.insert(all.end(), h->drop_log.begin(), h->drop_log.end());
     s = ReadEntries(*h, all, out);
   }
+  // Fetch records are not tracked per host (Unwritten): all pending writes
+  // go first.
+  if (s.ok()) s = Flush();
+  if (s.ok()) s = ReadFetch(*h, out->url, &out->last);
   if (--h->drop_scans == 0) h->drop_log = {};
   if (!s.ok()) return s;
   ReportLease(crawl, out->url, out);

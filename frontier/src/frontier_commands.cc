@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -655,15 +656,32 @@ void WriteUrlReport(RespWriter& w, const UrlReport& r) {
       {"host_delay_ms", r.host.delay_ms},
       {"host_blocked_until_ms", r.host.blocked_until_ms},
   };
-  w.MapHeader(std::size(text) + std::size(numbers));
-  for (const auto& [name, value] : text) {
-    w.Bulk(name);
-    w.Bulk(value);
-  }
-  for (const auto& [name, value] : numbers) {
-    w.Bulk(name);
-    w.Integer(value);
-  }
+  // The last fetch result, after the fields older clients know.
+  const FetchRecord& last = r.last;
+  const std::pair<const char*, std::string> last_text[] = {
+      {"last_outcome", FetchOutcomeName(last.outcome)}, {"last_reason", last.reason}};
+  const std::pair<const char*, int64_t> last_numbers[] = {
+      {"last_status", last.status},
+      {"last_attempt", last.attempt},
+      {"last_at_ms", last.at_ms},
+      {"last_fetch_ms", last.fetch_ms},
+  };
+  w.MapHeader(std::size(text) + std::size(numbers) + std::size(last_text) +
+              std::size(last_numbers));
+  auto write = [&w](const auto& fields) {
+    for (const auto& [name, value] : fields) {
+      w.Bulk(name);
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, int64_t>) {
+        w.Integer(value);
+      } else {
+        w.Bulk(value);
+      }
+    }
+  };
+  write(text);
+  write(numbers);
+  write(last_text);
+  write(last_numbers);
 }
 
 // FRONTIER.URL url [CRAWL id]: what the frontier knows of one URL. Reads

@@ -152,6 +152,11 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "RAM for queue heads (the next URLs of each host), all hosts together; each host "
          "keeps 4 even beyond it. Within it a host's whole queue (up to 256 URLs) stays in RAM "
          "as it is added, and often-leased hosts read more per RocksDB seek.");
+  t->Add("crawl.fetch_history", &F::fetch_history, true,
+         "Keep each URL's last fetch result (outcome, HTTP status, attempt, time, response "
+         "time, reason) for FRONTIER.URL and crawlctl url: one small RocksDB write per DONE, "
+         "about the URL's length plus 30 bytes on disk per URL. Off: FRONTIER.URL cannot say "
+         "what happened to a URL that left the frontier.");
   t->Add("crawl.check_live_counts", &F::check_live_counts, false,
          "For tests and debugging: every stats query (INFO, FRONTIER.STATS, the status page) "
          "also walks all hosts and compares them with the counters kept as hosts change; a "
@@ -252,6 +257,7 @@ CrawlOptions CrawlOptionsOf(const F& o) {
   c.sitemap_refetch = o.sitemap_refetch;
   c.queue_heads_bytes = static_cast<uint64_t>(o.queue_heads_bytes);
   c.check_live_counts = o.check_live_counts;
+  c.fetch_history = o.fetch_history;
   c.url.host_key_mode =
       o.host_key == "registered-domain" ? HostKeyMode::kRegisteredDomain : HostKeyMode::kHost;
   c.url.sort_query = o.sort_query;

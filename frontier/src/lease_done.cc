@@ -95,14 +95,15 @@ void CrawlCore::Requeue(HostState& h, QueueItem item, int64_t due_ms,
   MarkDirty(h);
 }
 
-void CrawlCore::Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
-                      rocksdb::WriteBatch* batch) {
+std::string CrawlCore::Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                             rocksdb::WriteBatch* batch) {
   HostState& h = *hosts_[l.host];
   QueueItem item = l.rec.item;
   if (item.attempt >= options_.max_attempts) {
-    Fail(h, item, "max attempts (" + std::to_string(options_.max_attempts) +
-                      ") reached: " + (report.reason.empty() ? "retry" : report.reason));
-    return;
+    std::string reason = "max attempts (" + std::to_string(options_.max_attempts) +
+                         ") reached: " + (report.reason.empty() ? "retry" : report.reason);
+    Fail(h, item, reason);
+    return reason;
   }
   int shift = static_cast<int>(std::min<uint32_t>(item.attempt - 1, 30));
   int64_t backoff = std::min<int64_t>(options_.retry_backoff_base.count() << shift,
@@ -117,12 +118,34 @@ void CrawlCore::Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
   }
   ++item.attempt;
   Requeue(h, std::move(item), due, batch);
+  return {};
+}
+
+void CrawlCore::NoteFetch(const HostState& h, const QueueItem& item, FetchRecord r,
+                          rocksdb::WriteBatch* batch) {
+  if (!options_.fetch_history) return;
+  r.attempt = item.attempt;
+  batch->Put(store_->cf(Cf::kFetch), RecrawlKey(h.prefix, item.url), EncodeFetchRecord(r));
+}
+
+Status CrawlCore::ReadFetch(const HostState& h, std::string_view url, FetchRecord* r) {
+  *r = FetchRecord{};
+  std::string value;
+  rocksdb::Status st =
+      store_->db()->Get({}, store_->cf(Cf::kFetch), RecrawlKey(h.prefix, url), &value);
+  if (st.IsNotFound()) return Status::Ok();
+  CRAWLFRONT_RETURN_IF_ERROR(FromRocks(st));
+  // Unreadable (a newer version's): reported as none rather than failing.
+  if (!DecodeFetchRecord(value, r)) *r = FetchRecord{};
+  return Status::Ok();
 }
 
 void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now,
                          rocksdb::WriteBatch* batch) {
   HostState& h = *hosts_[l.host];
   CrawlStats& st = h.crawl->stats;
+  FetchRecord rec{FetchOutcome::kFetched, report.http_status, 0, now, report.fetch_ms,
+                  report.reason};
   switch (report.outcome) {
     case DoneOutcome::kFetched: {
       int cls = report.http_status / 100;
@@ -136,16 +159,25 @@ void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now
       FinishPage(h);
       break;
     }
-    case DoneOutcome::kRetry: Retry(l, report, now, batch); break;
+    case DoneOutcome::kRetry: {
+      std::string failed = Retry(l, report, now, batch);
+      rec.outcome = failed.empty() ? FetchOutcome::kRetry : FetchOutcome::kFailed;
+      if (!failed.empty()) rec.reason = std::move(failed);
+      break;
+    }
     case DoneOutcome::kFailed:
-      Fail(h, l.rec.item, report.reason.empty() ? "failed" : report.reason);
+      rec.outcome = FetchOutcome::kFailed;
+      if (rec.reason.empty()) rec.reason = "failed";
+      Fail(h, l.rec.item, rec.reason);
       break;
     case DoneOutcome::kDisallowed:
+      rec.outcome = FetchOutcome::kDisallowed;
       ++st.urls_disallowed;
       FinishPage(h);
       break;
-    case DoneOutcome::kRobots: break;  // rejected by Done
+    case DoneOutcome::kRobots: return;  // rejected by Done
   }
+  NoteFetch(h, l.rec.item, std::move(rec), batch);
   h.crawl->dirty = true;
 }
 
@@ -326,8 +358,8 @@ Status CrawlCore::Renew(std::string_view worker, std::string_view lease_id, int6
 
 Status CrawlCore::ExpireLeases(size_t* expired) {
   return ExpireWhere(
-      [](uint64_t, const LeaseInFlight& l, int64_t now) { return l.deadline_ms < now; }, expired,
-      /*save=*/true);
+      [](uint64_t, const LeaseInFlight& l, int64_t now) { return l.deadline_ms < now; },
+      "lease expired", expired, /*save=*/true);
 }
 
 // A lease on disk outlives a crash (RestoreLeases): its worker's result
@@ -345,7 +377,8 @@ void CrawlCore::SaveLease(uint64_t id, LeaseInFlight& l, int64_t now) {
 // Ends the leases `due` picks as expired: back to their queues with
 // attempt+1, or failed after max_attempts; a robots lease makes its origin
 // fetch robots.txt again.
-Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired, bool save) {
+Status CrawlCore::ExpireWhere(const ExpiryFilter& due, std::string_view why, size_t* expired,
+                              bool save) {
   size_t n = 0;
   {
     std::lock_guard lock(mu_);
@@ -367,9 +400,13 @@ Status CrawlCore::ExpireWhere(const ExpiryFilter& due, size_t* expired, bool sav
             h.robots_state = RobotsState::kNone;  // lease robots.txt again
           }
         } else if (l.rec.item.attempt >= options_.max_attempts) {
-          Fail(h, l.rec.item,
-               "lease expired " + std::to_string(l.rec.item.attempt) + " times");
+          std::string reason = "lease expired " + std::to_string(l.rec.item.attempt) + " times";
+          Fail(h, l.rec.item, reason);
+          NoteFetch(h, l.rec.item, {FetchOutcome::kFailed, 0, 0, now, 0, std::move(reason)},
+                    &batch);
         } else {
+          NoteFetch(h, l.rec.item, {FetchOutcome::kExpired, 0, 0, now, 0, std::string(why)},
+                    &batch);
           QueueItem item = l.rec.item;
           ++item.attempt;
           Requeue(h, std::move(item), 0, &batch);
@@ -404,7 +441,7 @@ Status CrawlCore::ReleaseLeases(std::string_view worker, std::span<const std::st
   auto mine = [&](uint64_t id, const LeaseInFlight& l, int64_t) {
     return l.rec.worker == worker && (ids.empty() || ids.count(id) > 0);
   };
-  return ExpireWhere(mine, released);
+  return ExpireWhere(mine, "lease released", released);
 }
 
 std::vector<WorkerLeases> CrawlCore::LeasesByWorker() {

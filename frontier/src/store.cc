@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kCfNames[] = {
     "default",
-    "meta", "seen", "seen_log", "seen_snap", "queue", "host", "lease", "user_bloom", "recrawl"};
+    "meta", "seen", "seen_log", "seen_snap", "queue", "host", "lease", "user_bloom", "recrawl",
+    "fetch"};
 static_assert(std::size(kCfNames) == static_cast<size_t>(Cf::kCount));
 
 // Memtable insert hints (memtable_insert_with_hint_prefix_extractor): for

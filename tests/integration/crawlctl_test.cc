@@ -466,6 +466,67 @@ TEST_F(CrawlctlTest, UrlTellsWhereAUrlIs) {
   EXPECT_EQ(Ctl({"url"}).exit_code, 2);
 }
 
+// The last fetch result of a URL that left the frontier, and of one queued
+// again for a retry, as the worker reported them.
+TEST_F(CrawlctlTest, UrlSaysHowItsLastFetchEnded) {
+  auto c = integ::ConnectTo(frontier_.Port("resp"));
+  ASSERT_TRUE(c);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADD", "http://f.test/ok", "http://g.test/busy"})
+                .elements.size(),
+            2u);
+  // Each host's robots.txt first (404: all allowed), then its page after
+  // the politeness delay.
+  std::map<std::string, std::string> page_lease;  // url -> lease id
+  for (int i = 0; i < 30 && page_lease.size() < 2; ++i) {
+    RespValue leases = integ::Call(*c, {"FRONTIER.LEASE", "w1", "2", "BLOCK", "1000"});
+    for (const RespValue& l : leases.elements) {
+      ASSERT_GE(l.elements.size(), 5u);
+      const std::string& id = l.elements[0].str;
+      if (l.elements[4].str == "robots") {
+        ASSERT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", id, "robots", "STATUS", "404"}).integer,
+                  1);
+      } else {
+        page_lease[l.elements[1].str] = id;
+      }
+    }
+  }
+  ASSERT_EQ(page_lease.size(), 2u);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", page_lease["http://f.test/ok"], "fetched",
+                             "STATUS", "200", "MS", "42"})
+                .integer,
+            1);
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", page_lease["http://g.test/busy"], "retry",
+                             "STATUS", "503", "DELAY", "600000", "REASON", "HTTP 503"})
+                .integer,
+            1);
+
+  auto ok = Ctl({"url", "http://f.test/ok"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("state     done (seen; neither queued nor leased)\n"), std::string::npos)
+      << ok.out;
+  std::smatch m;
+  const std::regex fetched(
+      R"(last      fetched \(HTTP 200\) at \d{4}-\d\d-\d\dT[0-9:.]+Z, attempt 1, response in 42 ms\n)");
+  EXPECT_TRUE(std::regex_search(ok.out, m, fetched)) << ok.out;
+
+  auto busy = Ctl({"--json", "url", "http://g.test/busy"});
+  EXPECT_EQ(busy.exit_code, 0) << busy.err;
+  boost::json::value doc = boost::json::parse(busy.out);
+  EXPECT_EQ(doc.at("state").as_string(), "scheduled");
+  EXPECT_EQ(doc.at("last_outcome").as_string(), "retry");
+  EXPECT_EQ(doc.at("last_status").to_number<int64_t>(), 503);
+  EXPECT_EQ(doc.at("last_attempt").to_number<int64_t>(), 1);
+  EXPECT_EQ(doc.at("last_reason").as_string(), "HTTP 503");
+  const int64_t at = doc.at("last_at_ms").to_number<int64_t>();
+  EXPECT_LE(at, doc.at("due_ms").to_number<int64_t>() - 600000) << "reported before it is due";
+  EXPECT_GT(at, 1'700'000'000'000);
+
+  auto never = Ctl({"--json", "url", "http://f.test/never"});
+  doc = boost::json::parse(never.out);
+  EXPECT_EQ(doc.at("last_outcome").as_string(), "");
+  EXPECT_EQ(doc.at("last_at_ms").to_number<int64_t>(), 0);
+}
+
 // With URLs queued and none in flight, status says why: hosts ready that no
 // worker leases, then a host waiting on its failed robots.txt.
 TEST_F(CrawlctlTest, StatusSaysWhyNothingIsInFlight) {

@@ -48,6 +48,7 @@
 #include "crawlfront/common/url.h"
 #include "crawlfront/frontier/crawl_options.h"
 #include "crawlfront/frontier/crawl_scope.h"
+#include "crawlfront/frontier/fetch_record.h"
 #include "crawlfront/frontier/host_state.h"
 #include "crawlfront/frontier/seen_set.h"
 #include "crawlfront/frontier/store.h"
@@ -195,6 +196,7 @@ struct UrlReport {
   std::string robots;
   bool host_known = false;  // the crawl has the URL's host queue: `host` is it
   HostInfo host;
+  FetchRecord last;  // its last fetch result (outcome kNone: none kept)
 };
 
 // A crawl's deny patterns added at run time (FRONTIER.DENY). Immutable once
@@ -592,7 +594,9 @@ class CrawlCore {
   using ExpiryFilter = std::function<bool(uint64_t id, const LeaseInFlight&, int64_t now)>;
   // With `save`, leases that stay open and are not in kLease as they are
   // now are written there, so a crash does not forget them.
-  Status ExpireWhere(const ExpiryFilter& due, size_t* expired, bool save = false);
+  // `why` ("lease expired", "lease released") goes into fetch records.
+  Status ExpireWhere(const ExpiryFilter& due, std::string_view why, size_t* expired,
+                     bool save = false);
   void SaveLease(uint64_t id, LeaseInFlight& l, int64_t now);
   void ReleaseEntry(LeaseInFlight& l, rocksdb::WriteBatch* batch);
   void FinishPage(HostState& h);
@@ -602,9 +606,17 @@ class CrawlCore {
                   rocksdb::WriteBatch* batch, std::vector<std::string>* sitemaps);
   int64_t RobotsRetryWaitMs(const HostState& h, const DoneReport& report) const;
   void Requeue(HostState& h, QueueItem item, int64_t due_ms, rocksdb::WriteBatch* batch);
-  void Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
-             rocksdb::WriteBatch* batch);
+  // Queues the URL again with backoff; returns the failure reason instead
+  // when it had its last attempt.
+  std::string Retry(LeaseInFlight& l, const DoneReport& report, int64_t now,
+                    rocksdb::WriteBatch* batch);
   void Fail(HostState& h, const QueueItem& item, const std::string& reason);
+  // The URL's fetch record (crawl.fetch_history), written with `batch`.
+  void NoteFetch(const HostState& h, const QueueItem& item, FetchRecord r,
+                 rocksdb::WriteBatch* batch);
+  // Reads it into *r (outcome kNone: none). REQUIRES: mu_ held, pending_
+  // written (Flush).
+  Status ReadFetch(const HostState& h, std::string_view url, FetchRecord* r);
   void SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
                  std::shared_ptr<const RobotsRules> rules, rocksdb::WriteBatch* batch);
 

@@ -113,6 +113,9 @@ struct CrawlOptions {
   // more heads per refill (fewer RocksDB seeks), up to an equal share of
   // this. Default: 256 MiB.
   uint64_t queue_heads_bytes = uint64_t{256} << 20;
+  // Keep each URL's last fetch result (kFetch, fetch_record.h) for
+  // FRONTIER.URL: one small RocksDB write per DONE. Default: true.
+  bool fetch_history = true;
   // For tests (crawl.check_live_counts): every stats query also walks all
   // hosts and counts a mismatch with the sums kept as hosts change
   // (CrawlCore::live_count_errors). Default: false.

@@ -58,6 +58,7 @@ struct FrontierOptions {
   std::string user_agent;
   bool respect_robots = true;
   bool check_live_counts = false;
+  bool fetch_history = true;
   std::chrono::milliseconds robots_ttl{}, robots_error_backoff{}, robots_error_retry{};
   std::chrono::milliseconds sitemap_refetch{};
   std::chrono::milliseconds lease_check_interval{};

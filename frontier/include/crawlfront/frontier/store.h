@@ -47,6 +47,7 @@ enum class Cf : int {
   kLease,      // lease records of older versions (read once at open)
   kUserBloom,  // BF.* filters named by users
   kRecrawl,    // queue entries by URL, for REFETCH (frontier)
+  kFetch,      // each URL's last fetch result, for FRONTIER.URL (frontier)
   kCount,
 };
 
