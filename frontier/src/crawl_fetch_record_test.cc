@@ -15,10 +15,10 @@ namespace crawlfront {
 namespace {
 
 TEST(FetchRecordTest, RoundTripsAndCutsLongReasons) {
-  FetchRecord r{FetchOutcome::kRetry, 503, 2, 1'700'000'000'123, 45, "HTTP 503"};
+  FetchRecord r{UrlOutcome::kRetry, 503, 2, 1'700'000'000'123, 45, "HTTP 503"};
   FetchRecord back;
   ASSERT_TRUE(DecodeFetchRecord(EncodeFetchRecord(r), &back));
-  EXPECT_EQ(back.outcome, FetchOutcome::kRetry);
+  EXPECT_EQ(back.outcome, UrlOutcome::kRetry);
   EXPECT_EQ(back.status, 503);
   EXPECT_EQ(back.attempt, 2u);
   EXPECT_EQ(back.at_ms, 1'700'000'000'123);
@@ -32,7 +32,7 @@ TEST(FetchRecordTest, RoundTripsAndCutsLongReasons) {
 
 TEST(FetchRecordTest, RejectsMalformedBytes) {
   const std::string good =
-      EncodeFetchRecord({FetchOutcome::kFetched, 200, 1, 5, 6, "because"});
+      EncodeFetchRecord({UrlOutcome::kFetched, 200, 1, 5, 6, "because"});
   FetchRecord r;
   EXPECT_FALSE(DecodeFetchRecord("", &r));
   EXPECT_FALSE(DecodeFetchRecord(good.substr(0, good.size() - 1), &r));  // reason cut
@@ -72,7 +72,7 @@ class CrawlFetchRecordTest : public CrawlFixture {
 TEST_F(CrawlFetchRecordTest, KeepsTheResultOfEachDoneOutcome) {
   Open(NoRobotsOptions(0));
   AddUrls({"http://a.test/ok", "http://b.test/gone", "http://c.test/no"});
-  EXPECT_EQ(Last("http://a.test/ok").outcome, FetchOutcome::kNone);
+  EXPECT_EQ(Last("http://a.test/ok").outcome, UrlOutcome::kNone);
   for (int i = 0; i < 3; ++i) {
     LeasedUrl l = LeaseOne();
     clock_.Advance(10);
@@ -82,7 +82,7 @@ TEST_F(CrawlFetchRecordTest, KeepsTheResultOfEachDoneOutcome) {
       r.fetch_ms = 37;
       ASSERT_TRUE(Done(l, r));
       FetchRecord f = Last(l.url);
-      EXPECT_EQ(f.outcome, FetchOutcome::kFetched);
+      EXPECT_EQ(f.outcome, UrlOutcome::kFetched);
       EXPECT_EQ(f.status, 404);
       EXPECT_EQ(f.fetch_ms, 37);
       EXPECT_EQ(f.attempt, 1u);
@@ -91,22 +91,22 @@ TEST_F(CrawlFetchRecordTest, KeepsTheResultOfEachDoneOutcome) {
     } else if (l.url == "http://b.test/gone") {
       ASSERT_TRUE(Done(l, Outcome(DoneOutcome::kFailed, 0, "dns: no such host")));
       FetchRecord f = Last(l.url);
-      EXPECT_EQ(f.outcome, FetchOutcome::kFailed);
+      EXPECT_EQ(f.outcome, UrlOutcome::kFailed);
       EXPECT_EQ(f.reason, "dns: no such host");
       EXPECT_EQ(f.at_ms, at);
     } else {
       ASSERT_EQ(l.url, "http://c.test/no");
       ASSERT_TRUE(Done(l, Outcome(DoneOutcome::kDisallowed, 0, "private address")));
       FetchRecord f = Last(l.url);
-      EXPECT_EQ(f.outcome, FetchOutcome::kDisallowed);
+      EXPECT_EQ(f.outcome, UrlOutcome::kDisallowed);
       EXPECT_EQ(f.reason, "private address");
     }
   }
   // Kept on disk: a restart still reports them.
   Reopen();
   EXPECT_EQ(Last("http://a.test/ok").status, 404);
-  EXPECT_EQ(Last("http://b.test/gone").outcome, FetchOutcome::kFailed);
-  EXPECT_EQ(Last("http://c.test/no").outcome, FetchOutcome::kDisallowed);
+  EXPECT_EQ(Last("http://b.test/gone").outcome, UrlOutcome::kFailed);
+  EXPECT_EQ(Last("http://c.test/no").outcome, UrlOutcome::kDisallowed);
 }
 
 TEST_F(CrawlFetchRecordTest, RetriesThenFailureAfterTheLastAttempt) {
@@ -116,7 +116,7 @@ TEST_F(CrawlFetchRecordTest, RetriesThenFailureAfterTheLastAttempt) {
   AddUrls({"http://a.test/busy"});
   ASSERT_TRUE(Done(LeaseOne(), Outcome(DoneOutcome::kRetry, 503, "HTTP 503")));
   FetchRecord f = Last("http://a.test/busy");
-  EXPECT_EQ(f.outcome, FetchOutcome::kRetry);
+  EXPECT_EQ(f.outcome, UrlOutcome::kRetry);
   EXPECT_EQ(f.status, 503);
   EXPECT_EQ(f.attempt, 1u);
   EXPECT_EQ(f.reason, "HTTP 503");
@@ -126,7 +126,7 @@ TEST_F(CrawlFetchRecordTest, RetriesThenFailureAfterTheLastAttempt) {
   ASSERT_EQ(second.attempt, 2u);
   ASSERT_TRUE(Done(second, Outcome(DoneOutcome::kRetry, 503, "HTTP 503")));
   f = Last("http://a.test/busy");
-  EXPECT_EQ(f.outcome, FetchOutcome::kFailed);
+  EXPECT_EQ(f.outcome, UrlOutcome::kFailed);
   EXPECT_EQ(f.status, 503);
   EXPECT_EQ(f.attempt, 2u);
   EXPECT_EQ(f.reason, "max attempts (2) reached: HTTP 503");
@@ -145,13 +145,13 @@ TEST_F(CrawlFetchRecordTest, ExpiriesReleasesAndRobotsBlocksAreKept) {
   LeasedUrl page = LeaseOne();  // the blocked one, first in line, is settled
   ASSERT_EQ(page.url, "http://a.test/page");
   FetchRecord f = Last("http://a.test/private/x");
-  EXPECT_EQ(f.outcome, FetchOutcome::kRobotsBlocked);
+  EXPECT_EQ(f.outcome, UrlOutcome::kRobotsBlocked);
   EXPECT_EQ(f.reason, "robots.txt disallows it");
 
   clock_.Advance(options_.lease_timeout.count() + 1);
   ASSERT_TRUE(core_->ExpireLeases().ok());
   f = Last(page.url);
-  EXPECT_EQ(f.outcome, FetchOutcome::kExpired);
+  EXPECT_EQ(f.outcome, UrlOutcome::kExpired);
   EXPECT_EQ(f.reason, "lease expired");
   EXPECT_EQ(f.attempt, 1u);
 
@@ -161,7 +161,7 @@ TEST_F(CrawlFetchRecordTest, ExpiriesReleasesAndRobotsBlocksAreKept) {
   ASSERT_TRUE(core_->ReleaseLeases("w1", {}, &released).ok());
   ASSERT_EQ(released, 1u);
   f = Last(page.url);
-  EXPECT_EQ(f.outcome, FetchOutcome::kExpired);
+  EXPECT_EQ(f.outcome, UrlOutcome::kExpired);
   EXPECT_EQ(f.reason, "lease released");
   EXPECT_EQ(f.attempt, 2u);
 
@@ -169,7 +169,7 @@ TEST_F(CrawlFetchRecordTest, ExpiriesReleasesAndRobotsBlocksAreKept) {
   clock_.Advance(options_.lease_timeout.count() + 1);
   ASSERT_TRUE(core_->ExpireLeases().ok());
   f = Last(page.url);
-  EXPECT_EQ(f.outcome, FetchOutcome::kFailed);
+  EXPECT_EQ(f.outcome, UrlOutcome::kFailed);
   EXPECT_EQ(f.reason, "lease expired 3 times");
 }
 
@@ -184,7 +184,7 @@ TEST_F(CrawlFetchRecordTest, ARecrawlShowsThePreviousResultUntilItsOwn) {
   UrlReport r;
   ASSERT_TRUE(core_->Explain("", "http://a.test/daily", &r).ok());
   EXPECT_EQ(r.state, "scheduled");
-  EXPECT_EQ(r.last.outcome, FetchOutcome::kFetched);
+  EXPECT_EQ(r.last.outcome, UrlOutcome::kFetched);
   EXPECT_EQ(r.last.status, 200);
 
   clock_.Set(due);
@@ -198,7 +198,7 @@ TEST_F(CrawlFetchRecordTest, OffKeepsNothing) {
   Open(o);
   AddUrls({"http://a.test/x"});
   ASSERT_TRUE(Done(LeaseOne(), Fetched(200)));
-  EXPECT_EQ(Last("http://a.test/x").outcome, FetchOutcome::kNone);
+  EXPECT_EQ(Last("http://a.test/x").outcome, UrlOutcome::kNone);
   std::unique_ptr<rocksdb::Iterator> it(
       store_->db()->NewIterator(rocksdb::ReadOptions(), store_->cf(Cf::kFetch)));
   it->SeekToFirst();
@@ -216,7 +216,7 @@ TEST_F(CrawlFetchRecordTest, EachCrawlKeepsItsOwn) {
   UrlReport r;
   ASSERT_TRUE(core_->Explain("other", "http://a.test/x", &r).ok());
   EXPECT_EQ(r.last.status, 301);
-  EXPECT_EQ(Last("http://a.test/x").outcome, FetchOutcome::kNone);
+  EXPECT_EQ(Last("http://a.test/x").outcome, UrlOutcome::kNone);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "crawlfront/common/url.h"
 #include "crawlfront/frontier/store.h"
 
 namespace crawlfront {
@@ -15,17 +16,25 @@ constexpr size_t kFixedBytes = 1 + 1 + 4 + 4 + 8 + 8 + 2;
 
 }  // namespace
 
-const char* FetchOutcomeName(FetchOutcome o) {
+const char* UrlOutcomeName(UrlOutcome o) {
   switch (o) {
-    case FetchOutcome::kNone: return "";
-    case FetchOutcome::kFetched: return "fetched";
-    case FetchOutcome::kFailed: return "failed";
-    case FetchOutcome::kRetry: return "retry";
-    case FetchOutcome::kDisallowed: return "disallowed";
-    case FetchOutcome::kRobotsBlocked: return "robots_blocked";
-    case FetchOutcome::kExpired: return "expired";
+    case UrlOutcome::kNone: return "";
+    case UrlOutcome::kFetched: return "fetched";
+    case UrlOutcome::kFailed: return "failed";
+    case UrlOutcome::kRetry: return "retry";
+    case UrlOutcome::kDisallowed: return "disallowed";
+    case UrlOutcome::kRobotsBlocked: return "robots_blocked";
+    case UrlOutcome::kExpired: return "expired";
   }
   return "";
+}
+
+std::string FetchKey(std::string_view prefix, std::string_view url) {
+  std::string k;
+  k.reserve(prefix.size() + 16);
+  k.append(prefix);
+  FingerprintOf(url).AppendTo(&k);
+  return k;
 }
 
 std::string EncodeFetchRecord(const FetchRecord& r) {
@@ -46,10 +55,10 @@ std::string EncodeFetchRecord(const FetchRecord& r) {
 bool DecodeFetchRecord(std::string_view b, FetchRecord* r) {
   if (b.size() < kFixedBytes || static_cast<uint8_t>(b[0]) != kFetchVersion) return false;
   const auto outcome = static_cast<uint8_t>(b[1]);
-  if (outcome == 0 || outcome > static_cast<uint8_t>(FetchOutcome::kExpired)) return false;
+  if (outcome == 0 || outcome > static_cast<uint8_t>(UrlOutcome::kExpired)) return false;
   const size_t n = ReadBe16(b.data() + kFixedBytes - 2);
   if (b.size() != kFixedBytes + n) return false;
-  r->outcome = static_cast<FetchOutcome>(outcome);
+  r->outcome = static_cast<UrlOutcome>(outcome);
   r->status = static_cast<int32_t>(ReadBe32(b.data() + 2));
   r->attempt = ReadBe32(b.data() + 6);
   r->at_ms = static_cast<int64_t>(ReadBe64(b.data() + 10));

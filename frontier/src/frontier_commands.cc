@@ -659,7 +659,7 @@ void WriteUrlReport(RespWriter& w, const UrlReport& r) {
   // The last fetch result, after the fields older clients know.
   const FetchRecord& last = r.last;
   const std::pair<const char*, std::string> last_text[] = {
-      {"last_outcome", FetchOutcomeName(last.outcome)}, {"last_reason", last.reason}};
+      {"last_outcome", UrlOutcomeName(last.outcome)}, {"last_reason", last.reason}};
   const std::pair<const char*, int64_t> last_numbers[] = {
       {"last_status", last.status},
       {"last_attempt", last.attempt},

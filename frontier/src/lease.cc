@@ -151,7 +151,7 @@ Status CrawlCore::LeaseFromHost(HostState& h, std::string_view worker, int64_t n
       MarkDirty(h);
       ++h.crawl->stats.urls_robots_blocked;
       FinishPage(h);
-      NoteFetch(h, item, {FetchOutcome::kRobotsBlocked, 0, 0, now, 0, "robots.txt disallows it"},
+      NoteFetch(h, item, {UrlOutcome::kRobotsBlocked, 0, 0, now, 0, "robots.txt disallows it"},
                 batch);
       continue;
     }

@@ -125,14 +125,14 @@ void CrawlCore::NoteFetch(const HostState& h, const QueueItem& item, FetchRecord
                           rocksdb::WriteBatch* batch) {
   if (!options_.fetch_history) return;
   r.attempt = item.attempt;
-  batch->Put(store_->cf(Cf::kFetch), RecrawlKey(h.prefix, item.url), EncodeFetchRecord(r));
+  batch->Put(store_->cf(Cf::kFetch), FetchKey(h.prefix, item.url), EncodeFetchRecord(r));
 }
 
 Status CrawlCore::ReadFetch(const HostState& h, std::string_view url, FetchRecord* r) {
   *r = FetchRecord{};
   std::string value;
   rocksdb::Status st =
-      store_->db()->Get({}, store_->cf(Cf::kFetch), RecrawlKey(h.prefix, url), &value);
+      store_->db()->Get({}, store_->cf(Cf::kFetch), FetchKey(h.prefix, url), &value);
   if (st.IsNotFound()) return Status::Ok();
   CRAWLFRONT_RETURN_IF_ERROR(FromRocks(st));
   // Unreadable (a newer version's): reported as none rather than failing.
@@ -144,7 +144,7 @@ void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now
                          rocksdb::WriteBatch* batch) {
   HostState& h = *hosts_[l.host];
   CrawlStats& st = h.crawl->stats;
-  FetchRecord rec{FetchOutcome::kFetched, report.http_status, 0, now, report.fetch_ms,
+  FetchRecord rec{UrlOutcome::kFetched, report.http_status, 0, now, report.fetch_ms,
                   report.reason};
   switch (report.outcome) {
     case DoneOutcome::kFetched: {
@@ -161,17 +161,17 @@ void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now
     }
     case DoneOutcome::kRetry: {
       std::string failed = Retry(l, report, now, batch);
-      rec.outcome = failed.empty() ? FetchOutcome::kRetry : FetchOutcome::kFailed;
+      rec.outcome = failed.empty() ? UrlOutcome::kRetry : UrlOutcome::kFailed;
       if (!failed.empty()) rec.reason = std::move(failed);
       break;
     }
     case DoneOutcome::kFailed:
-      rec.outcome = FetchOutcome::kFailed;
+      rec.outcome = UrlOutcome::kFailed;
       if (rec.reason.empty()) rec.reason = "failed";
       Fail(h, l.rec.item, rec.reason);
       break;
     case DoneOutcome::kDisallowed:
-      rec.outcome = FetchOutcome::kDisallowed;
+      rec.outcome = UrlOutcome::kDisallowed;
       ++st.urls_disallowed;
       FinishPage(h);
       break;
@@ -402,10 +402,10 @@ Status CrawlCore::ExpireWhere(const ExpiryFilter& due, std::string_view why, siz
         } else if (l.rec.item.attempt >= options_.max_attempts) {
           std::string reason = "lease expired " + std::to_string(l.rec.item.attempt) + " times";
           Fail(h, l.rec.item, reason);
-          NoteFetch(h, l.rec.item, {FetchOutcome::kFailed, 0, 0, now, 0, std::move(reason)},
+          NoteFetch(h, l.rec.item, {UrlOutcome::kFailed, 0, 0, now, 0, std::move(reason)},
                     &batch);
         } else {
-          NoteFetch(h, l.rec.item, {FetchOutcome::kExpired, 0, 0, now, 0, std::string(why)},
+          NoteFetch(h, l.rec.item, {UrlOutcome::kExpired, 0, 0, now, 0, std::string(why)},
                     &batch);
           QueueItem item = l.rec.item;
           ++item.attempt;

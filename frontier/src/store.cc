@@ -86,11 +86,12 @@ rocksdb::ColumnFamilyOptions CfOptions(const StoreOptions& o,
     // and compaction CPU only for RocksDB to store the raw block anyway.
     cf.compression = rocksdb::kNoCompression;
     cf.bottommost_compression = rocksdb::kNoCompression;
-  } else if (which == Cf::kQueue) {
+  } else if (which == Cf::kQueue || which == Cf::kFetch) {
     // Queue entries live until DONE, and with 10^7 of them head refills
     // decompress a bottommost block per host visit while compactions
     // rewrite the rest: LZ4 there too cut server CPU per URL by 5-26% for
-    // 8% more disk (docs/benchmarks.md, session 29).
+    // 8% more disk (docs/benchmarks.md, session 29). Fetch records, one per
+    // DONE, would otherwise spend ZSTD's CPU at the bottom as well.
     cf.compression = rocksdb::kLZ4Compression;
     cf.bottommost_compression = rocksdb::kLZ4Compression;
   } else {

@@ -1,8 +1,8 @@
 #pragma once
 // A URL's last fetch result, kept per URL in kFetch so that FRONTIER.URL can
 // say what happened to a page that left the frontier (as Nutch's CrawlDB
-// keeps a status per URL). Key: host prefix | canonical URL (RecrawlKey's
-// layout, in its own column family).
+// keeps a status per URL). Key: host prefix | the URL's 128-bit fingerprint
+// (the seen-set's): a third of the URL's bytes, which every DONE writes.
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace crawlfront {
 
-enum class FetchOutcome : uint8_t {
+enum class UrlOutcome : uint8_t {
   kNone = 0,        // no record
   kFetched,         // a response (any status)
   kFailed,          // a worker's failure, max attempts or an expired last lease
@@ -21,10 +21,10 @@ enum class FetchOutcome : uint8_t {
 };
 // "fetched", "failed", "retry", "disallowed", "robots_blocked", "expired";
 // "" for kNone.
-const char* FetchOutcomeName(FetchOutcome o);
+const char* UrlOutcomeName(UrlOutcome o);
 
 struct FetchRecord {
-  FetchOutcome outcome = FetchOutcome::kNone;
+  UrlOutcome outcome = UrlOutcome::kNone;
   int32_t status = 0;    // HTTP status of a response, else 0
   uint32_t attempt = 0;  // the attempt this was (1 = first)
   int64_t at_ms = 0;     // when the frontier took the result, Unix ms
@@ -34,6 +34,8 @@ struct FetchRecord {
 
 inline constexpr size_t kMaxFetchReason = 256;
 
+// The kFetch key of canonical `url` in the host at `prefix`.
+std::string FetchKey(std::string_view prefix, std::string_view url);
 std::string EncodeFetchRecord(const FetchRecord& r);
 // False if `bytes` is not a record this version writes.
 bool DecodeFetchRecord(std::string_view bytes, FetchRecord* r);

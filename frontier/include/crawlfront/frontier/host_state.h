@@ -17,8 +17,8 @@
 //   kRecrawl prefix | canonical URL -> be64 seq | be64 due_ms | be32
 //           priority | be32 depth: the URL's last entry queued with a refetch
 //           time (it may have left kQueue since: readers check)
-//   kFetch  prefix | canonical URL -> FetchRecord (fetch_record.h): the
-//           URL's last fetch result
+//   kFetch  prefix | 128-bit URL fingerprint -> FetchRecord
+//           (fetch_record.h): the URL's last fetch result
 
 #include <cstdint>
 #include <functional>
