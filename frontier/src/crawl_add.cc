@@ -342,6 +342,14 @@ Status CrawlCore::QueueRecrawl(Prepared& p, bool* queued) {
   }
   QueueItem item = p.Item();
   item.seq = AllocSeq(&pending_);
+  // Its last fetch's validators make the recrawl a conditional GET. A DONE
+  // still in pending_ is not read: that recrawl is an unconditional GET.
+  if (options_.fetch_history) {
+    FetchRecord last;
+    CRAWLFRONT_RETURN_IF_ERROR(ReadFetch(h, item.url, &last));
+    item.etag = std::move(last.etag);
+    item.last_modified = std::move(last.last_modified);
+  }
   IndexRecrawl(h, item, &pending_);
   QueueNew(h, std::move(item), &pending_);
   TouchQueue(h);

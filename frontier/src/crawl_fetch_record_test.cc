@@ -30,6 +30,41 @@ TEST(FetchRecordTest, RoundTripsAndCutsLongReasons) {
   EXPECT_EQ(back.reason, std::string(kMaxFetchReason, 'x'));
 }
 
+TEST(FetchRecordTest, KeepsValidators) {
+  FetchRecord r{UrlOutcome::kFetched, 200, 1, 5, 6, "", "\"abc\"",
+                "Tue, 01 Dec 2026 00:00:00 GMT"};
+  FetchRecord back;
+  ASSERT_TRUE(DecodeFetchRecord(EncodeFetchRecord(r), &back));
+  EXPECT_EQ(back.etag, "\"abc\"");
+  EXPECT_EQ(back.last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+}
+
+// Queue entries carry a recrawl's validators (version 2); others stay in
+// version 1's bytes.
+TEST(FetchRecordTest, QueueEntriesCarryValidatorsOnlyWhenSet) {
+  QueueItem item;
+  item.url = "http://a.test/x";
+  item.seq = 7;
+  const std::string plain = EncodeItem(item);
+  EXPECT_EQ(plain[0], 1);
+  item.etag = "W/\"1\"";
+  item.last_modified = "Tue, 01 Dec 2026 00:00:00 GMT";
+  const std::string with = EncodeItem(item);
+  EXPECT_EQ(with[0], 2);
+  QueueItem back;
+  ASSERT_TRUE(DecodeItem(with, &back).ok());
+  EXPECT_EQ(back.url, item.url);
+  EXPECT_EQ(back.seq, 7u);
+  EXPECT_EQ(back.etag, item.etag);
+  EXPECT_EQ(back.last_modified, item.last_modified);
+  ASSERT_TRUE(DecodeItem(plain, &back).ok());
+  EXPECT_EQ(back.etag, "");
+  EXPECT_EQ(back.last_modified, "");
+  EXPECT_FALSE(DecodeItem(with.substr(0, with.size() - 1), &back).ok());
+  std::string v1_with_tail = plain + "x";
+  EXPECT_FALSE(DecodeItem(v1_with_tail, &back).ok());
+}
+
 TEST(FetchRecordTest, RejectsMalformedBytes) {
   const std::string good =
       EncodeFetchRecord({UrlOutcome::kFetched, 200, 1, 5, 6, "because"});
@@ -190,6 +225,50 @@ TEST_F(CrawlFetchRecordTest, ARecrawlShowsThePreviousResultUntilItsOwn) {
   clock_.Set(due);
   ASSERT_TRUE(Done(LeaseOne(), Fetched(500)));
   EXPECT_EQ(Last("http://a.test/daily").status, 500);
+}
+
+// A recrawl is leased with the validators its last fetch reported, also
+// after a restart; a 304 that confirms them keeps them for the next one.
+TEST_F(CrawlFetchRecordTest, ARecrawlIsLeasedWithTheLastFetchsValidators) {
+  Open(NoRobotsOptions(0));
+  const std::string url = "http://a.test/daily";
+  AddUrls({url});
+  LeasedUrl first = LeaseOne();
+  EXPECT_EQ(first.etag, "");
+  EXPECT_EQ(first.last_modified, "");
+  DoneReport ok = Fetched(200);
+  ok.etag = "\"v1\"";
+  ok.last_modified = "Tue, 01 Dec 2026 00:00:00 GMT";
+  ASSERT_TRUE(Done(first, ok));
+  EXPECT_EQ(Last(url).etag, "\"v1\"");
+
+  auto recrawl = [&] {
+    std::vector<AddRequest> again{AddRequest{url, 0, 0, "", clock_.NowMs()}};
+    std::vector<AddResult> out;
+    ASSERT_TRUE(core_->Add("", again, &out).ok());
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].kind, AddResult::Kind::kRecrawl);
+  };
+  recrawl();
+  Reopen();  // the queue entry keeps them
+  LeasedUrl second = LeaseOne();
+  ASSERT_EQ(second.url, url);
+  EXPECT_EQ(second.etag, "\"v1\"");
+  EXPECT_EQ(second.last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+  DoneReport same = Fetched(304);
+  same.etag = second.etag;  // the worker echoes them when the 304 has none
+  same.last_modified = second.last_modified;
+  ASSERT_TRUE(Done(second, same));
+  EXPECT_EQ(Last(url).status, 304);
+
+  recrawl();
+  LeasedUrl third = LeaseOne();
+  EXPECT_EQ(third.etag, "\"v1\"");
+  ASSERT_TRUE(Done(third, Fetched(200)));  // changed, and no validators now
+  recrawl();
+  LeasedUrl fourth = LeaseOne();
+  EXPECT_EQ(fourth.etag, "");
+  EXPECT_EQ(fourth.last_modified, "");
 }
 
 TEST_F(CrawlFetchRecordTest, OffKeepsNothing) {

@@ -1,5 +1,6 @@
 // kFetch values (fetch_record.h): version 1 | outcome | be32 status | be32
-// attempt | be64 at_ms | be64 fetch_ms | be16 reason length | reason.
+// attempt | be64 at_ms | be64 fetch_ms | be16 reason length | reason |
+// be16 etag length | etag | be16 last_modified length | last_modified.
 
 #include "crawlfront/frontier/fetch_record.h"
 
@@ -49,6 +50,11 @@ std::string EncodeFetchRecord(const FetchRecord& r) {
   AppendBe64(&v, static_cast<uint64_t>(r.fetch_ms));
   AppendBe16(&v, static_cast<uint16_t>(n));
   v.append(r.reason, 0, n);
+  for (const std::string* s : {&r.etag, &r.last_modified}) {
+    const size_t len = std::min<size_t>(s->size(), UINT16_MAX);
+    AppendBe16(&v, static_cast<uint16_t>(len));
+    v.append(*s, 0, len);
+  }
   return v;
 }
 
@@ -57,7 +63,15 @@ bool DecodeFetchRecord(std::string_view b, FetchRecord* r) {
   const auto outcome = static_cast<uint8_t>(b[1]);
   if (outcome == 0 || outcome > static_cast<uint8_t>(UrlOutcome::kExpired)) return false;
   const size_t n = ReadBe16(b.data() + kFixedBytes - 2);
-  if (b.size() != kFixedBytes + n) return false;
+  if (b.size() < kFixedBytes + n) return false;
+  std::string_view rest = b.substr(kFixedBytes + n);
+  for (std::string* s : {&r->etag, &r->last_modified}) {
+    if (rest.size() < 2 || rest.size() - 2 < ReadBe16(rest.data())) return false;
+    const size_t len = ReadBe16(rest.data());
+    s->assign(rest.substr(2, len));
+    rest.remove_prefix(2 + len);
+  }
+  if (!rest.empty()) return false;
   r->outcome = static_cast<UrlOutcome>(outcome);
   r->status = static_cast<int32_t>(ReadBe32(b.data() + 2));
   r->attempt = ReadBe32(b.data() + 6);

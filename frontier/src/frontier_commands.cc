@@ -308,13 +308,19 @@ void AddXCmd(CallContext& ctx, FrontierNode& node) {
 void EncodeLeases(RespWriter& w, const std::vector<LeasedUrl>& leases) {
   w.ArrayHeader(leases.size());
   for (const auto& l : leases) {
-    w.ArrayHeader(6);
+    // A recrawl's validators follow, only when it has some.
+    const bool validators = !l.etag.empty() || !l.last_modified.empty();
+    w.ArrayHeader(validators ? 8 : 6);
     w.Bulk(l.lease_id);
     w.Bulk(l.url);
     w.Integer(l.depth);
     w.Integer(l.attempt);
     w.Bulk(l.kind == LeaseKind::kRobots ? "robots" : "page");
     w.Bulk(l.crawl);
+    if (validators) {
+      w.Bulk(l.etag);
+      w.Bulk(l.last_modified);
+    }
   }
 }
 
@@ -373,6 +379,15 @@ bool ParseLastmods(std::string_view list, size_t links, std::vector<int64_t>* ou
 
 // FRONTIER.DONE worker lease outcome [STATUS c] [MS ms] [DELAY ms] [REASON t]
 //               [BODY b] [SITEMAP 0|1] [LINKS url ...]
+// A validator a worker sends back as a request header: no control bytes.
+bool IsHeaderValue(std::string_view v) {
+  if (v.size() > 256) return false;
+  for (char c : v) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 void DoneCmd(CallContext& ctx, FrontierNode& node) {
   auto args = ctx.args();
   auto outcome = ParseDoneOutcome(args[3]);
@@ -387,7 +402,9 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
     }
   }
   if (!o.Parse(args.subspan(0, links_at), 4, "",
-               {"STATUS", "MS", "DELAY", "REASON", "BODY", "SITEMAP", "LASTMOD"}, &err)) {
+               {"STATUS", "MS", "DELAY", "REASON", "BODY", "SITEMAP", "LASTMOD", "ETAG",
+                "MODIFIED"},
+               &err)) {
     return ctx.reply().Error(err);
   }
   DoneReport r;
@@ -403,6 +420,14 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.reason = o.Get("REASON");
   r.body = o.Get("BODY");
   r.sitemap = sitemap == 1;
+  r.etag = o.Get("ETAG");
+  r.last_modified = o.Get("MODIFIED");
+  for (const auto& [name, value] : {std::pair{"ETAG", &r.etag}, {"MODIFIED", &r.last_modified}}) {
+    if (!IsHeaderValue(*value)) {
+      return ctx.reply().Error(std::string("ERR ") + name +
+                               " must be at most 256 printable ASCII bytes");
+    }
+  }
   if (links_at < args.size()) r.links.assign(args.begin() + links_at + 1, args.end());
   if (!ParseLastmods(o.Get("LASTMOD"), r.links.size(), &r.lastmod_s, &err)) {
     return ctx.reply().Error(err);
@@ -659,7 +684,10 @@ void WriteUrlReport(RespWriter& w, const UrlReport& r) {
   // The last fetch result, after the fields older clients know.
   const FetchRecord& last = r.last;
   const std::pair<const char*, std::string> last_text[] = {
-      {"last_outcome", UrlOutcomeName(last.outcome)}, {"last_reason", last.reason}};
+      {"last_outcome", UrlOutcomeName(last.outcome)},
+      {"last_reason", last.reason},
+      {"etag", last.etag},
+      {"last_modified", last.last_modified}};
   const std::pair<const char*, int64_t> last_numbers[] = {
       {"last_status", last.status},
       {"last_attempt", last.attempt},

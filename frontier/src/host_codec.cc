@@ -55,15 +55,26 @@ class Reader {
   std::string_view b_;
 };
 
+// Version 2 adds a recrawl's validators; entries without them stay 1.
 constexpr uint8_t kItemVersion = 1;
+constexpr uint8_t kItemWithValidators = 2;
 
 bool ReadItem(Reader& r, QueueItem* item) {
   uint8_t version;
   uint32_t priority;
-  return r.Byte(&version) && version == kItemVersion && r.Str(&item->url) &&
-         r.Str(&item->parent) && r.U32(&item->depth) && r.U32(&item->attempt) &&
-         r.U32(&priority) && (item->priority = static_cast<int32_t>(priority), true) &&
-         r.U64(&item->seq) && r.I64(&item->due_ms);
+  if (!(r.Byte(&version) && (version == kItemVersion || version == kItemWithValidators) &&
+        r.Str(&item->url) && r.Str(&item->parent) && r.U32(&item->depth) &&
+        r.U32(&item->attempt) && r.U32(&priority) && r.U64(&item->seq) &&
+        r.I64(&item->due_ms))) {
+    return false;
+  }
+  item->priority = static_cast<int32_t>(priority);
+  if (version == kItemVersion) {
+    item->etag.clear();
+    item->last_modified.clear();
+    return true;
+  }
+  return r.Str(&item->etag) && r.Str(&item->last_modified);
 }
 
 }  // namespace
@@ -162,8 +173,9 @@ bool DecodeRecrawlRef(std::string_view bytes, QueueItem* item) {
 
 std::string EncodeItem(const QueueItem& item) {
   std::string v;
+  const bool validators = !item.etag.empty() || !item.last_modified.empty();
   v.reserve(40 + item.url.size() + item.parent.size());
-  v.push_back(static_cast<char>(kItemVersion));
+  v.push_back(static_cast<char>(validators ? kItemWithValidators : kItemVersion));
   PutStr(&v, item.url);
   PutStr(&v, item.parent);
   AppendBe32(&v, item.depth);
@@ -171,6 +183,10 @@ std::string EncodeItem(const QueueItem& item) {
   AppendBe32(&v, static_cast<uint32_t>(item.priority));
   AppendBe64(&v, item.seq);
   AppendBe64(&v, static_cast<uint64_t>(item.due_ms));
+  if (validators) {
+    PutStr(&v, item.etag);
+    PutStr(&v, item.last_modified);
+  }
   return v;
 }
 

@@ -183,6 +183,8 @@ void CrawlCore::StartLease(HostState& h, LeaseRecord rec, std::string queue_key,
   l.kind = rec.kind;
   l.crawl = rec.crawl;
   l.deadline_ms = now + options_.lease_timeout.count();
+  l.etag = rec.item.etag;
+  l.last_modified = rec.item.last_modified;
   out->push_back(std::move(l));
   leases_.emplace(id, LeaseInFlight{std::move(rec), h.id, now + options_.lease_timeout.count(),
                                     std::move(queue_key)});

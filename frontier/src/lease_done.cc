@@ -157,6 +157,8 @@ void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now
       // delay_factor x this response time, counted from the fetch start.
       h.rec.ready_at_ms = std::max(h.rec.ready_at_ms, l.rec.start_ms + DelayMs(h));
       FinishPage(h);
+      rec.etag = report.etag;
+      rec.last_modified = report.last_modified;
       break;
     }
     case DoneOutcome::kRetry: {

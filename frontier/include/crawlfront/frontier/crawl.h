@@ -90,6 +90,9 @@ struct LeasedUrl {
   LeaseKind kind = LeaseKind::kPage;
   std::string crawl;
   int64_t deadline_ms = 0;
+  // A recrawl's validators from its last fetch: the worker sends them as
+  // If-None-Match / If-Modified-Since. Usually empty.
+  std::string etag, last_modified;
 };
 
 enum class DoneOutcome : uint8_t { kFetched, kRetry, kFailed, kDisallowed, kRobots };
@@ -109,6 +112,9 @@ struct DoneReport {
   // as many as links. With sitemap_refetch, a re-read recrawls the links
   // changed since the previous read.
   std::vector<int64_t> lastmod_s;
+  // fetched: the response's ETag and Last-Modified (for a 304, those of the
+  // copy it confirms), kept for the URL's next recrawl.
+  std::string etag, last_modified;
 };
 
 struct CrawlStats {
@@ -614,8 +620,8 @@ class CrawlCore {
   // The URL's fetch record (crawl.fetch_history), written with `batch`.
   void NoteFetch(const HostState& h, const QueueItem& item, FetchRecord r,
                  rocksdb::WriteBatch* batch);
-  // Reads it into *r (outcome kNone: none). REQUIRES: mu_ held, pending_
-  // written (Flush).
+  // Reads it into *r (outcome kNone: none) from RocksDB: one still in
+  // pending_ is not seen (Flush first where that matters). REQUIRES: mu_.
   Status ReadFetch(const HostState& h, std::string_view url, FetchRecord* r);
   void SetRobots(HostState& h, RobotsState state, int64_t expires_ms,
                  std::shared_ptr<const RobotsRules> rules, rocksdb::WriteBatch* batch);

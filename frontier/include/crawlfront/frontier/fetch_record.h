@@ -30,6 +30,9 @@ struct FetchRecord {
   int64_t at_ms = 0;     // when the frontier took the result, Unix ms
   int64_t fetch_ms = 0;  // response time the worker reported
   std::string reason;    // failed, retry, disallowed (cut to kMaxReason bytes)
+  // fetched: the validators of the copy fetched, for the next recrawl's
+  // conditional GET (each at most 256 bytes; DONE checks).
+  std::string etag, last_modified;
 };
 
 inline constexpr size_t kMaxFetchReason = 256;

@@ -73,6 +73,9 @@ struct QueueItem {
   int32_t priority = 0;  // higher first
   uint64_t seq = 0;      // arrival order, unique
   int64_t due_ms = 0;    // scheduled entries only
+  // A recrawl's validators from its last fetch (ETag, Last-Modified as the
+  // server sent them), for a conditional GET; usually empty.
+  std::string etag, last_modified;
 };
 
 uint64_t HeadRank(const QueueItem& item);
