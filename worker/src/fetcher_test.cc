@@ -481,5 +481,45 @@ TEST(PrivateAddressTest, Classification) {
   }
 }
 
+// A request's extra headers (a recrawl's validators) reach the server.
+TEST(FetcherHeadersTest, SendsTheRequestsExtraHeaders) {
+  TestHttpServer server([](const std::string&, const std::string& head) {
+    TestResponse r;
+    r.headers = {{"ETag", "\"v1\""}};
+    if (head.find("\r\nIf-None-Match: \"v1\"\r\n") != std::string::npos) {
+      r.status = 304;
+    } else {
+      r.body = "page";
+    }
+    return r;
+  });
+  FetchOptions o;
+  o.allow_private_networks = true;
+  auto f = Fetcher::Start(o);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/p";
+  for (bool conditional : {false, true}) {
+    FetchRequest req{7, url, {}};
+    if (conditional) {
+      req.headers = {"If-None-Match: \"v1\"", "If-Modified-Since: Tue, 01 Dec 2026 00:00:00 GMT"};
+    }
+    ASSERT_TRUE((*f)->Submit(req).ok());
+    std::vector<FetchResult> out;
+    for (int i = 0; i < 600 && out.empty(); ++i) {
+      (*f)->TakeResults(&out, std::chrono::milliseconds(100));
+    }
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].status, conditional ? 304 : 200) << out[0].error;
+    EXPECT_EQ(out[0].body, conditional ? "" : "page");
+    EXPECT_EQ(out[0].Header("etag"), "\"v1\"");
+  }
+  const std::vector<std::string> heads = server.requests();
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_EQ(heads[0].find("If-None-Match"), std::string::npos) << heads[0];
+  EXPECT_NE(heads[1].find("\r\nIf-Modified-Since: Tue, 01 Dec 2026 00:00:00 GMT\r\n"),
+            std::string::npos)
+      << heads[1];
+}
+
 }  // namespace
 }  // namespace crawlfront

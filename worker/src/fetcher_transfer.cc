@@ -159,15 +159,22 @@ Result<std::unique_ptr<Transfer>> Transfer::Create(const FetchRequest& request,
   t->result_.fetch_time = std::chrono::system_clock::now();
   t->easy_ = curl_easy_init();
   if (t->easy_ == nullptr) return Status::Internal("curl_easy_init failed");
-  CRAWLFRONT_RETURN_IF_ERROR(t->Configure(connect_to, resolve));
+  CRAWLFRONT_RETURN_IF_ERROR(t->Configure(connect_to, resolve, request.headers));
   return t;
 }
 
 Transfer::~Transfer() {
   if (easy_ != nullptr) curl_easy_cleanup(easy_);
+  curl_slist_free_all(headers_);  // after the handle that used it
 }
 
-Status Transfer::Configure(curl_slist* connect_to, curl_slist* resolve) {
+Status Transfer::Configure(curl_slist* connect_to, curl_slist* resolve,
+                           const std::vector<std::string>& headers) {
+  for (const std::string& h : headers) {
+    curl_slist* next = curl_slist_append(headers_, h.c_str());
+    if (next == nullptr) return Status::Internal("curl_slist_append failed");
+    headers_ = next;
+  }
   CURLcode rc = CURLE_OK;
   // Stops at the first failing option; the rest are skipped.
   auto set = [&](CURLoption opt, auto value) {
@@ -202,6 +209,7 @@ Status Transfer::Configure(curl_slist* connect_to, curl_slist* resolve) {
   if (connect_to != nullptr) set(CURLOPT_CONNECT_TO, connect_to);
   if (resolve != nullptr) set(CURLOPT_RESOLVE, resolve);
   if (!options_.tls_ca_file.empty()) set(CURLOPT_CAINFO, options_.tls_ca_file.c_str());
+  if (headers_ != nullptr) set(CURLOPT_HTTPHEADER, headers_);
   if (rc != CURLE_OK) {
     return Status::Internal(std::string("curl_easy_setopt: ") + curl_easy_strerror(rc));
   }

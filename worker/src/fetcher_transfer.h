@@ -53,7 +53,8 @@ class Transfer {
 
  private:
   Transfer(const FetchOptions& options) : options_(options) {}
-  Status Configure(curl_slist* connect_to, curl_slist* resolve);
+  Status Configure(curl_slist* connect_to, curl_slist* resolve,
+                   const std::vector<std::string>& headers);
   void Classify(CURLcode code);
 
   static size_t OnWrite(char* data, size_t size, size_t n, void* self);
@@ -65,6 +66,7 @@ class Transfer {
   const FetchOptions& options_;
   CURL* easy_ = nullptr;
   FetchResult result_;
+  curl_slist* headers_ = nullptr;  // CURLOPT_HTTPHEADER, freed with the handle
   bool refused_private_ = false;
   char error_buffer_[CURL_ERROR_SIZE] = {};
 };

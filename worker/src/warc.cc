@@ -200,21 +200,28 @@ Status ValidateExchange(const WarcExchange& ex) {
   return Status::Ok();
 }
 
-// Request, response and metadata records of one exchange, compressed.
+constexpr const char* kNotModifiedProfile =
+    "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+
+// Request, response (or revisit) and metadata records of one exchange,
+// compressed.
 Status BuildExchange(const WarcExchange& ex, int level, std::string* out,
                      uint64_t* record_count) {
   const std::string date = WarcDate(ex.fetch_time);
   const std::string response_id = NewRecordId();
   auto http = [&](const char* type, const std::string& id, std::string_view head,
                   std::string_view body) {
-    Headers h = {{"WARC-Type", type},
+    const bool revisit = id == response_id && ex.not_modified;
+    Headers h = {{"WARC-Type", revisit ? "revisit" : type},
                  {"WARC-Record-ID", id},
                  {"WARC-Date", date},
                  {"WARC-Target-URI", ex.target_uri}};
     if (id != response_id) h.push_back({"WARC-Concurrent-To", response_id});
     if (!ex.ip_address.empty()) h.push_back({"WARC-IP-Address", ex.ip_address});
+    if (revisit) h.push_back({"WARC-Profile", kNotModifiedProfile});
     h.push_back({"WARC-Block-Digest", BlockDigest(head, body)});
-    h.push_back({"WARC-Payload-Digest", WarcSha1Digest(body)});
+    // A revisit has no payload of its own to digest.
+    if (!revisit) h.push_back({"WARC-Payload-Digest", WarcSha1Digest(body)});
     if (id == response_id && ex.truncated) h.push_back({"WARC-Truncated", "length"});
     h.push_back({"Content-Type", std::string("application/http;msgtype=") + type});
     return BuildRecord(h, head, body);

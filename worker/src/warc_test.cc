@@ -234,6 +234,31 @@ void ExpectHttpRecord(const Record& r, const char* type, const WarcExchange& ex,
   EXPECT_EQ(r.Get("WARC-Payload-Digest"), WarcSha1Digest(body));
 }
 
+// A 304 to a recrawl's conditional GET: its response record is a revisit of
+// the server-not-modified profile, with the 304's head and no payload digest.
+TEST_F(WarcWriterTest, NotModifiedIsARevisitRecord) {
+  auto writer = WarcWriter::Open(Options());
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  WarcExchange ex = Exchange(0, 0);
+  ex.response_head = "HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n";
+  ex.not_modified = true;
+  ASSERT_TRUE((*writer)->WriteExchange(ex).ok());
+  const fs::path path = (*writer)->current_path();
+  ASSERT_TRUE((*writer)->Close().ok());
+  std::vector<Record> records = ReadWarc(path);
+  ASSERT_EQ(records.size(), 3u);  // warcinfo, request, revisit
+  EXPECT_EQ(records[1].Get("WARC-Type"), "request");
+  const Record& r = records[2];
+  EXPECT_EQ(r.Get("WARC-Type"), "revisit");
+  EXPECT_EQ(r.Get("WARC-Profile"),
+            "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+  EXPECT_EQ(r.Get("Content-Type"), "application/http;msgtype=response");
+  EXPECT_EQ(r.block, ex.response_head);
+  EXPECT_EQ(r.Get("WARC-Block-Digest"), WarcSha1Digest(r.block));
+  EXPECT_FALSE(r.Has("WARC-Payload-Digest"));
+  EXPECT_EQ(records[1].Get("WARC-Concurrent-To"), r.Get("WARC-Record-ID"));
+}
+
 // Record framing inside a body, with a NUL byte.
 const std::string kFramingLookalike("\r\n\r\nWARC/1.1\r\n\0",
                                     sizeof("\r\n\r\nWARC/1.1\r\n\0") - 1);

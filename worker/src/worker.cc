@@ -151,7 +151,9 @@ void Worker::Impl::LeaseMore() {
       spdlog::debug("leased {} {} ({})", lease.kind, lease.url, lease.id);
       if (lease.kind == "page") ++pages_leased_;
       ++stats_.leases;
-      if (!fetcher_->Submit({rid, lease.url}).ok()) continue;  // only after Shutdown
+      if (!fetcher_->Submit({rid, lease.url, ConditionalHeaders(lease)}).ok()) {
+        continue;  // only after Shutdown
+      }
       in_flight_.emplace(rid, InFlight{std::move(lease), (next_link_ + i) % n});
       last_activity_ = Clock::now();
     }
@@ -189,6 +191,7 @@ Status Worker::Impl::HandleResults(std::chrono::milliseconds wait) {
     if (r.outcome == FetchOutcome::kDisallowed) WarnPrivate(r.url, r.error);
     CountOutcome(rep.outcome);
     if (r.http_version == "2") ++stats_.http2;
+    if (r.outcome == FetchOutcome::kResponse && r.status == 304) ++stats_.not_modified;
     links_[job.link].QueueDone(std::move(rep.command), r.url);
   }
   return Status::Ok();
@@ -307,10 +310,11 @@ Status Worker::Impl::Run(const std::atomic<bool>& stop) {
 void Worker::Impl::LogSummary() const {
   spdlog::info("worker {} done: {} leases, {} fetched, {} robots, {} retry, {} failed, "
                "{} disallowed; {} acknowledged, {} too late, {} rejected; {} responses over "
-               "HTTP/2", opts_.id, stats_.leases.load(), stats_.fetched.load(),
-               stats_.robots.load(), stats_.retries.load(), stats_.failed.load(),
-               stats_.disallowed.load(), stats_.acked.load(), stats_.late.load(),
-               stats_.rejected.load(), stats_.http2.load());
+               "HTTP/2, {} not modified (304)", opts_.id, stats_.leases.load(),
+               stats_.fetched.load(), stats_.robots.load(), stats_.retries.load(),
+               stats_.failed.load(), stats_.disallowed.load(), stats_.acked.load(),
+               stats_.late.load(), stats_.rejected.load(), stats_.http2.load(),
+               stats_.not_modified.load());
 }
 
 Worker::Worker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -53,6 +53,10 @@ struct Report {
 Report BuildReport(const Lease& lease, const FetchResult& result,
                    const ReportOptions& opts);
 
+// A recrawl's conditional request headers (If-None-Match, If-Modified-Since)
+// from its lease's validators; none for robots.txt or a first fetch.
+std::vector<std::string> ConditionalHeaders(const Lease& lease);
+
 // The result's log line: "page URL -> fetched status 200 HTTP/2 12 ms, 3
 // links"; without a response it ends with the reason (": timeout: ..."), a
 // 429/503 retry with the delay, and robots leases have no link count.

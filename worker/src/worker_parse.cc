@@ -22,7 +22,9 @@ bool AsInt(const RespValue& v, int64_t* out) {
 }
 
 bool ParseLease(const RespValue& v, Lease* lease) {
-  if (v.type != RespType::kArray || v.elements.size() != 6) return false;
+  if (v.type != RespType::kArray || (v.elements.size() != 6 && v.elements.size() != 8)) {
+    return false;
+  }
   const auto& e = v.elements;
   if (!e[0].is_string() || !e[1].is_string() || !e[4].is_string() || !e[5].is_string()) {
     return false;
@@ -31,6 +33,13 @@ bool ParseLease(const RespValue& v, Lease* lease) {
   lease->url = e[1].str;
   lease->kind = e[4].str;
   lease->crawl = e[5].str;
+  if (e.size() == 8) {
+    if (!e[6].is_string() || !e[7].is_string()) return false;
+    if (IsSafeHeaderValue(e[6].str) && IsSafeHeaderValue(e[7].str)) {
+      lease->etag = e[6].str;
+      lease->last_modified = e[7].str;
+    }
+  }
   return !lease->id.empty() && AsInt(e[2], &lease->depth) && AsInt(e[3], &lease->attempt) &&
          (lease->kind == "page" || lease->kind == "robots");
 }
@@ -53,6 +62,11 @@ std::optional<int64_t> ParseHttpDate(const std::string& text) {
 }
 
 }  // namespace
+
+bool IsSafeHeaderValue(std::string_view v) {
+  return v.size() <= 256 &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
 
 Result<std::vector<Lease>> ParseLeases(const RespValue& reply, size_t* skipped) {
   if (reply.is_error()) return Status::InvalidArgument("LEASE failed: " + reply.str);

@@ -21,10 +21,19 @@ struct Lease {
   int64_t attempt = 1;
   std::string kind;  // "page" or "robots"
   std::string crawl;
+  // A recrawl's validators from its last fetch (empty: none), sent as
+  // If-None-Match / If-Modified-Since.
+  std::string etag, last_modified;
 };
 
+// True for a value that may go into a request header as is: at most 256
+// printable ASCII bytes (no CR, LF or other control bytes).
+bool IsSafeHeaderValue(std::string_view v);
+
 // Parses a FRONTIER.LEASE reply: an array of [lease_id, url, depth, attempt,
-// kind, crawl] entries (docs/protocol.md). Malformed entries are skipped and
+// kind, crawl] entries, a recrawl's with [etag, last_modified] after them
+// (docs/protocol.md); validators that are not safe header values are
+// dropped (the lease stays). Malformed entries are skipped and
 // counted in *skipped; a reply that is not an array is InvalidArgument (an
 // error reply's text is in the message). Every lease returned has a
 // non-empty id and kind "page" or "robots". Thread-safe.

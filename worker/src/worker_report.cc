@@ -69,6 +69,23 @@ void AddCommon(std::vector<std::string>* cmd, const FetchResult& r) {
   cmd->insert(cmd->end(), {"MS", std::to_string(r.total_ms)});
 }
 
+// The validators the frontier keeps for the URL's next recrawl: the
+// response's, or for a 304 without them those of the copy it confirms.
+void AddValidators(const Lease& lease, const FetchResult& r, std::vector<std::string>* cmd) {
+  const bool ok = r.status >= 200 && r.status < 300;
+  const bool not_modified = r.status == 304;
+  if (!ok && !not_modified) return;
+  auto pick = [&](std::string_view header, const std::string& leased) {
+    std::string v = r.Header(header);
+    if (!IsSafeHeaderValue(v)) v.clear();
+    return v.empty() && not_modified ? leased : v;
+  };
+  const std::string etag = pick("etag", lease.etag);
+  const std::string modified = pick("last-modified", lease.last_modified);
+  if (!etag.empty()) cmd->insert(cmd->end(), {"ETAG", etag});
+  if (!modified.empty()) cmd->insert(cmd->end(), {"MODIFIED", modified});
+}
+
 }  // namespace
 
 bool IsHtml(std::string_view content_type) {
@@ -113,6 +130,7 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
   rep.outcome = "fetched";
   cmd.insert(cmd.end(), {"fetched", "STATUS", std::to_string(r.status)});
   AddCommon(&cmd, r);
+  AddValidators(lease, r, &cmd);
   if (r.status >= 300 && r.status < 400 && !r.Header("location").empty()) {
     Result<CanonicalUrl> target = ResolveAndCanonicalize(r.url, r.Header("location"));
     if (target.ok()) rep.links.push_back(std::move(target->spec));
@@ -132,12 +150,23 @@ Report BuildReport(const Lease& lease, const FetchResult& r, const ReportOptions
   return rep;
 }
 
+std::vector<std::string> ConditionalHeaders(const Lease& lease) {
+  std::vector<std::string> headers;
+  if (lease.kind != "page") return headers;
+  if (!lease.etag.empty()) headers.push_back("If-None-Match: " + lease.etag);
+  if (!lease.last_modified.empty()) {
+    headers.push_back("If-Modified-Since: " + lease.last_modified);
+  }
+  return headers;
+}
+
 std::string DescribeResult(const Lease& lease, const FetchResult& r, const Report& rep) {
   std::string line = lease.kind + " " + r.url + " -> " + rep.outcome;
   const bool response = r.outcome == FetchOutcome::kResponse;
   if (response) {
     line += " status " + std::to_string(r.status);
     if (!r.http_version.empty()) line += " HTTP/" + r.http_version;
+    if (r.status == 304) line += " (not modified)";
   }
   line += " " + std::to_string(r.total_ms) + " ms";
   if (rep.retry_delay_ms >= 0) line += ", retry in " + std::to_string(rep.retry_delay_ms) + " ms";
@@ -163,6 +192,7 @@ WarcExchange BuildExchange(const FetchResult& r, std::vector<std::string> outlin
   x.request_head = r.request_head;
   x.response_body = r.body;
   x.truncated = r.truncated;
+  x.not_modified = r.status == 304;
   x.outlinks = std::move(outlinks);
   // Keep the status line, adjust the headers that describe the wire bytes.
   size_t line_end = r.response_head.find("\r\n");

@@ -40,6 +40,44 @@ TEST(ParseLeasesTest, GoodAndMalformedEntries) {
   EXPECT_FALSE(ParseLeases(RespValue::Bulk("x"), &skipped).ok());
 }
 
+// A recrawl's lease carries its validators after the crawl id; unsafe ones
+// (control bytes) are dropped and the lease kept.
+TEST(ParseLeasesTest, RecrawlValidators) {
+  auto with = [](RespValue v, std::string etag, std::string modified) {
+    v.elements.push_back(RespValue::Bulk(std::move(etag)));
+    v.elements.push_back(RespValue::Bulk(std::move(modified)));
+    return v;
+  };
+  RespValue seven = LeaseValue("L4", "http://a.test/4", "page");
+  seven.elements.push_back(RespValue::Bulk("\"x\""));
+  RespValue reply = RespValue::Array({
+      with(LeaseValue("L1", "http://a.test/1", "page"), "\"v1\"", "Tue, 01 Dec 2026 00:00:00 GMT"),
+      with(LeaseValue("L2", "http://a.test/2", "page"), "\"a\"\r\nX-Evil: 1", ""),
+      with(LeaseValue("L3", "http://a.test/3", "page"), "", "Tue, 01 Dec 2026 00:00:00 GMT"),
+      seven,  // neither 6 nor 8 elements
+  });
+  size_t skipped = 0;
+  auto leases = ParseLeases(reply, &skipped);
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->size(), 3u);
+  EXPECT_EQ(skipped, 1u);
+  EXPECT_EQ((*leases)[0].etag, "\"v1\"");
+  EXPECT_EQ((*leases)[0].last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+  EXPECT_EQ((*leases)[1].etag, "");
+  EXPECT_EQ((*leases)[1].id, "L2");
+  EXPECT_EQ((*leases)[2].etag, "");
+  EXPECT_EQ((*leases)[2].last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ConditionalHeaders((*leases)[0]),
+            (V{"If-None-Match: \"v1\"", "If-Modified-Since: Tue, 01 Dec 2026 00:00:00 GMT"}));
+  EXPECT_EQ(ConditionalHeaders((*leases)[2]),
+            (V{"If-Modified-Since: Tue, 01 Dec 2026 00:00:00 GMT"}));
+  Lease robots = (*leases)[0];
+  robots.kind = "robots";
+  EXPECT_TRUE(ConditionalHeaders(robots).empty());
+}
+
 TEST(RetryAfterTest, SecondsAndDates) {
   // 2020-01-01T00:00:00Z
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1577836800));
@@ -165,6 +203,40 @@ TEST(BuildReportTest, Outcomes) {
 }
 
 // Each result's log line says why when nothing was fetched.
+// DONE reports the validators the frontier keeps for the next recrawl.
+TEST(BuildReportTest, ValidatorsForTheNextRecrawl) {
+  ReportOptions opts{"w1", true, 100, 60000};
+  Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};
+  Lease recrawl = page;
+  recrawl.etag = "\"old\"";
+  recrawl.last_modified = "Mon, 30 Nov 2026 00:00:00 GMT";
+  const std::string lm = "Tue, 01 Dec 2026 00:00:00 GMT";
+  using V = std::vector<std::string>;
+  auto tail = [&](const Lease& l, FetchResult r) { return Tail(BuildReport(l, r, opts).command); };
+  EXPECT_EQ(tail(page, Response(200, {{"etag", "\"v1\""}, {"last-modified", lm}}, "x")),
+            (V{"fetched", "STATUS", "200", "MS", "12", "ETAG", "\"v1\"", "MODIFIED", lm}));
+  // A 304 confirms the leased copy: its validators, or the 304's own.
+  EXPECT_EQ(tail(recrawl, Response(304, {}, "")),
+            (V{"fetched", "STATUS", "304", "MS", "12", "ETAG", "\"old\"", "MODIFIED",
+               "Mon, 30 Nov 2026 00:00:00 GMT"}));
+  EXPECT_EQ(tail(recrawl, Response(304, {{"etag", "\"new\""}}, "")),
+            (V{"fetched", "STATUS", "304", "MS", "12", "ETAG", "\"new\"", "MODIFIED",
+               "Mon, 30 Nov 2026 00:00:00 GMT"}));
+  // A 200 to a recrawl is a new copy: only its own validators count.
+  EXPECT_EQ(tail(recrawl, Response(200, {}, "x")), (V{"fetched", "STATUS", "200", "MS", "12"}));
+  EXPECT_EQ(tail(page, Response(404, {{"etag", "\"e\""}}, "")),
+            (V{"fetched", "STATUS", "404", "MS", "12"}));
+  EXPECT_EQ(tail(page, Response(200, {{"etag", "\"bad\x01\""}}, "")),
+            (V{"fetched", "STATUS", "200", "MS", "12"}));
+
+  FetchResult not_modified = Response(304, {}, "");
+  EXPECT_TRUE(BuildExchange(not_modified, {}).not_modified);
+  EXPECT_FALSE(BuildExchange(Response(200, {}, "x"), {}).not_modified);
+  const Report rep = BuildReport(recrawl, not_modified, opts);
+  EXPECT_NE(DescribeResult(recrawl, not_modified, rep).find("status 304 (not modified)"),
+            std::string::npos);
+}
+
 TEST(DescribeResultTest, SaysWhy) {
   ReportOptions opts{"w1", true, 100, 60000};
   Lease page{"L", "http://site.test/dir/page", 0, 1, "page", "default"};

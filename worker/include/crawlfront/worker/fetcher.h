@@ -70,6 +70,9 @@ struct FetchOptions {
 struct FetchRequest {
   uint64_t id = 0;
   std::string url;  // absolute http(s) URL
+  // Extra request headers, "Name: value" (a recrawl's If-None-Match and
+  // If-Modified-Since). The caller keeps CR and LF out.
+  std::vector<std::string> headers;
 };
 
 enum class FetchOutcome {

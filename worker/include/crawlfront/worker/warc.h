@@ -80,6 +80,9 @@ struct WarcExchange {
   std::string response_body;  // the body as the head describes it
   // The body was cut at a size limit: adds "WARC-Truncated: length".
   bool truncated = false;
+  // A 304 to a conditional request: the response is written as a revisit
+  // record of the server-not-modified profile (WARC 1.1, 6.7.3).
+  bool not_modified = false;
   // Links found in the body; non-empty adds a metadata record
   // ("outlink: <url>" lines). No whitespace or control characters.
   std::vector<std::string> outlinks;

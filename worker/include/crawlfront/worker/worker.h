@@ -125,6 +125,7 @@ struct WorkerStats {
   std::atomic<uint64_t> reconnects{0};    // successful connects after the first
   std::atomic<uint64_t> warc_records{0};  // exchanges written
   std::atomic<uint64_t> http2{0};         // responses received over HTTP/2
+  std::atomic<uint64_t> not_modified{0};  // 304s to a recrawl's conditional GET
 };
 
 class Worker {
