@@ -347,8 +347,10 @@ Status CrawlCore::QueueRecrawl(Prepared& p, bool* queued) {
   if (options_.fetch_history) {
     FetchRecord last;
     CRAWLFRONT_RETURN_IF_ERROR(ReadFetch(h, item.url, &last));
-    item.etag = std::move(last.etag);
-    item.last_modified = std::move(last.last_modified);
+    if (!last.sitemap) {  // a sitemap is read in full (fetch_record.h)
+      item.etag = std::move(last.etag);
+      item.last_modified = std::move(last.last_modified);
+    }
   }
   IndexRecrawl(h, item, &pending_);
   QueueNew(h, std::move(item), &pending_);

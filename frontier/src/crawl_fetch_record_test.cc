@@ -37,6 +37,10 @@ TEST(FetchRecordTest, KeepsValidators) {
   ASSERT_TRUE(DecodeFetchRecord(EncodeFetchRecord(r), &back));
   EXPECT_EQ(back.etag, "\"abc\"");
   EXPECT_EQ(back.last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+  EXPECT_FALSE(back.sitemap);
+  r.sitemap = true;
+  ASSERT_TRUE(DecodeFetchRecord(EncodeFetchRecord(r), &back));
+  EXPECT_TRUE(back.sitemap);
 }
 
 // Queue entries carry a recrawl's validators (version 2); others stay in
@@ -75,6 +79,9 @@ TEST(FetchRecordTest, RejectsMalformedBytes) {
   std::string bad_version = good;
   bad_version[0] = 9;
   EXPECT_FALSE(DecodeFetchRecord(bad_version, &r));
+  std::string bad_flags = good;
+  bad_flags[26] = 2;  // no such flag
+  EXPECT_FALSE(DecodeFetchRecord(bad_flags, &r));
   for (char outcome : {char{0}, char{7}, char{-1}}) {
     std::string bad = good;
     bad[1] = outcome;
@@ -269,6 +276,24 @@ TEST_F(CrawlFetchRecordTest, ARecrawlIsLeasedWithTheLastFetchsValidators) {
   LeasedUrl fourth = LeaseOne();
   EXPECT_EQ(fourth.etag, "");
   EXPECT_EQ(fourth.last_modified, "");
+}
+
+// A sitemap's recrawl is an unconditional GET: it must be read again.
+TEST_F(CrawlFetchRecordTest, ASitemapsRecrawlHasNoValidators) {
+  Open(NoRobotsOptions(0));
+  const std::string url = "http://a.test/sitemap.xml";
+  AddUrls({url});
+  DoneReport read = Fetched(200);
+  read.sitemap = true;
+  read.etag = "\"s1\"";
+  ASSERT_TRUE(Done(LeaseOne(), read));
+  EXPECT_TRUE(Last(url).sitemap);
+  std::vector<AddRequest> again{AddRequest{url, 0, 0, "", clock_.NowMs()}};
+  std::vector<AddResult> out;
+  ASSERT_TRUE(core_->Add("", again, &out).ok());
+  LeasedUrl recrawl = LeaseOne();
+  ASSERT_EQ(recrawl.url, url);
+  EXPECT_EQ(recrawl.etag, "");
 }
 
 TEST_F(CrawlFetchRecordTest, OffKeepsNothing) {

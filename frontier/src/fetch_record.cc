@@ -1,5 +1,6 @@
 // kFetch values (fetch_record.h): version 1 | outcome | be32 status | be32
-// attempt | be64 at_ms | be64 fetch_ms | be16 reason length | reason |
+// attempt | be64 at_ms | be64 fetch_ms | flags (1: sitemap) | be16 reason
+// length | reason |
 // be16 etag length | etag | be16 last_modified length | last_modified.
 
 #include "crawlfront/frontier/fetch_record.h"
@@ -13,7 +14,8 @@ namespace crawlfront {
 namespace {
 
 constexpr uint8_t kFetchVersion = 1;
-constexpr size_t kFixedBytes = 1 + 1 + 4 + 4 + 8 + 8 + 2;
+constexpr size_t kFixedBytes = 1 + 1 + 4 + 4 + 8 + 8 + 1 + 2;
+constexpr uint8_t kSitemapFlag = 1;
 
 }  // namespace
 
@@ -48,6 +50,7 @@ std::string EncodeFetchRecord(const FetchRecord& r) {
   AppendBe32(&v, r.attempt);
   AppendBe64(&v, static_cast<uint64_t>(r.at_ms));
   AppendBe64(&v, static_cast<uint64_t>(r.fetch_ms));
+  v.push_back(static_cast<char>(r.sitemap ? kSitemapFlag : 0));
   AppendBe16(&v, static_cast<uint16_t>(n));
   v.append(r.reason, 0, n);
   for (const std::string* s : {&r.etag, &r.last_modified}) {
@@ -77,6 +80,9 @@ bool DecodeFetchRecord(std::string_view b, FetchRecord* r) {
   r->attempt = ReadBe32(b.data() + 6);
   r->at_ms = static_cast<int64_t>(ReadBe64(b.data() + 10));
   r->fetch_ms = static_cast<int64_t>(ReadBe64(b.data() + 18));
+  const auto flags = static_cast<uint8_t>(b[26]);
+  if ((flags & ~kSitemapFlag) != 0) return false;
+  r->sitemap = (flags & kSitemapFlag) != 0;
   r->reason.assign(b.substr(kFixedBytes, n));
   return true;
 }

@@ -159,6 +159,7 @@ void CrawlCore::DonePage(LeaseInFlight& l, const DoneReport& report, int64_t now
       FinishPage(h);
       rec.etag = report.etag;
       rec.last_modified = report.last_modified;
+      rec.sitemap = report.sitemap;
       break;
     }
     case DoneOutcome::kRetry: {

@@ -57,8 +57,10 @@ TEST(E2eSitemapTest, OrphanPagesAreFoundThroughSitemaps) {
 // after the read: every sitemap is fetched again, no sooner, and the pages
 // they list are not, being seen, except orphan 0, whose <lastmod> is always
 // the time of the request: listed as changed since the previous read, it is
-// fetched again after the second read of its sitemap. Such a crawl never
-// finishes, so the test waits for the second reads.
+// fetched again after the second read of its sitemap, with a conditional GET
+// (its body did not change: simweb answers 304), while every sitemap is read
+// in full again. Such a crawl never finishes, so the test waits for the
+// second reads.
 TEST(E2eSitemapTest, SitemapsAreReadAgainAfterSitemapRefetch) {
   WebOptions o;
   o.hosts = 2;
@@ -74,15 +76,20 @@ TEST(E2eSitemapTest, SitemapsAreReadAgainAfterSitemapRefetch) {
       sitemaps.push_back("http://h" + std::to_string(h) + ".simweb.test" + path);
     }
   }
-  std::map<std::string, std::vector<int64_t>> reads;  // URL -> times fetched with 200
+  // URL -> times fetched with 200 or 304, and the statuses.
+  std::map<std::string, std::vector<int64_t>> reads;
+  std::map<std::string, std::vector<int>> statuses;
   const auto deadline = std::chrono::steady_clock::now() + kLimit;
   for (bool all = false; !all && std::chrono::steady_clock::now() < deadline;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     auto log = ReadAccessLog(env.access_log());
     ASSERT_TRUE(log.ok()) << log.status().ToString();
     reads.clear();
+    statuses.clear();
     for (const AccessEntry& e : *log) {
-      if (e.status == 200) reads[e.Url()].push_back(e.time_ms);
+      if (e.status != 200 && e.status != 304) continue;
+      reads[e.Url()].push_back(e.time_ms);
+      statuses[e.Url()].push_back(e.status);
     }
     all = std::all_of(sitemaps.begin(), sitemaps.end(),
                       [&](const std::string& u) { return reads[u].size() >= 2; });
@@ -94,6 +101,7 @@ TEST(E2eSitemapTest, SitemapsAreReadAgainAfterSitemapRefetch) {
   for (const std::string& u : sitemaps) {
     ASSERT_GE(reads[u].size(), 2u) << u << " read again within " << kLimit.count() << " s";
     EXPECT_GE(reads[u][1] - reads[u][0], 1999) << u << ": not before sitemap_refetch";
+    EXPECT_EQ(statuses[u][1], 200) << u << ": a sitemap is read in full again";
   }
   for (int h = 0; h < o.hosts; ++h) {
     const std::string base = "http://h" + std::to_string(h) + ".simweb.test";
@@ -105,6 +113,8 @@ TEST(E2eSitemapTest, SitemapsAreReadAgainAfterSitemapRefetch) {
     ASSERT_GE(changed.size(), 2u) << base << "/orphan/0 fetched again";
     ASSERT_GE(listing.size(), 2u);
     EXPECT_GE(changed[1], listing[1]) << "after the sitemap's second read, not before";
+    EXPECT_EQ(statuses[base + "/orphan/0"][0], 200);
+    EXPECT_EQ(statuses[base + "/orphan/0"][1], 304) << "a conditional GET of an unchanged page";
   }
 }
 

@@ -4,6 +4,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -49,11 +50,56 @@ std::optional<ContentCoding> CodingFor(const Shared& shared,
   return ChooseCoding(req[http::field::accept_encoding], shared.encodings);
 }
 
+// simweb's pages never change: one Last-Modified for all, and a weak ETag
+// per body (weak: the same for every content coding of it).
+constexpr std::string_view kLastModified = "Tue, 01 Dec 2026 00:00:00 GMT";
+
+std::string EtagOf(std::string_view body) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a: stable across runs
+  for (unsigned char c : body) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "W/\"%016llx\"", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string_view OpaqueTag(std::string_view tag) {
+  while (!tag.empty() && tag.front() == ' ') tag.remove_prefix(1);
+  while (!tag.empty() && tag.back() == ' ') tag.remove_suffix(1);
+  if (tag.starts_with("W/")) tag.remove_prefix(2);
+  return tag;
+}
+
+// RFC 9110 13.1.2 and 13.1.3: If-None-Match (weak comparison, a list or
+// "*") decides when present; else If-Modified-Since, compared as the exact
+// date this server sends.
+bool NotModified(const http::request<http::string_body>& req, std::string_view etag) {
+  std::string_view inm = req[http::field::if_none_match];
+  if (!inm.empty()) {
+    if (OpaqueTag(inm) == "*") return true;
+    for (size_t start = 0; start <= inm.size();) {
+      size_t comma = inm.find(',', start);
+      if (comma == std::string_view::npos) comma = inm.size();
+      if (OpaqueTag(inm.substr(start, comma - start)) == OpaqueTag(etag)) return true;
+      start = comma + 1;
+    }
+    return false;
+  }
+  return req[http::field::if_modified_since] == kLastModified;
+}
+
 HttpResponse BuildResponse(Response r, unsigned version, bool keep_alive, bool head,
-                           std::optional<ContentCoding> coding = std::nullopt) {
+                           std::optional<ContentCoding> coding = std::nullopt,
+                           std::string_view etag = {}) {
   HttpResponse res{static_cast<http::status>(r.status), version};
   res.set(http::field::server, "simweb");
-  res.set(http::field::content_type, r.content_type);
+  if (!r.content_type.empty()) res.set(http::field::content_type, r.content_type);
+  if (!etag.empty()) {
+    res.set(http::field::etag, etag);
+    res.set(http::field::last_modified, kLastModified);
+  }
   if (r.status == 405) res.set(http::field::allow, "GET, HEAD");
   if (!r.location.empty()) res.set(http::field::location, r.location);
   if (!r.robots_tag.empty()) res.set("X-Robots-Tag", r.robots_tag);
@@ -124,10 +170,15 @@ asio::awaitable<void> Session(tcp::socket socket, Shared& shared) {
       co_await timer.async_wait(kUseTuple);
     }
     bool head = req.method() == http::verb::head;
+    std::string etag;
+    if (answer.status == 200) {
+      etag = EtagOf(answer.body);
+      if (NotModified(req, etag)) answer = Response{304, "", "", "", 0};
+    }
     int status = answer.status;
     std::optional<ContentCoding> coding = CodingFor(shared, req, answer);
-    HttpResponse res =
-        BuildResponse(std::move(answer), req.version(), req.keep_alive(), head, coding);
+    HttpResponse res = BuildResponse(std::move(answer), req.version(), req.keep_alive(), head,
+                                     coding, etag);
     // Logged before the write so a client that got the response finds its line;
     // the time is the request's arrival.
     if (shared.log) {

@@ -45,6 +45,8 @@ struct Reply {
   std::string content_encoding;
   std::string vary;
   std::string robots_tag;
+  std::string etag;
+  std::string last_modified;
 };
 
 // A plain keep-alive HTTP/1.1 client on one connection.
@@ -55,10 +57,12 @@ class Client {
   }
 
   Reply Send(http::verb verb, const std::string& host, const std::string& target,
-             const std::string& accept_encoding = "") {
+             const std::string& accept_encoding = "",
+             const std::vector<std::pair<http::field, std::string>>& headers = {}) {
     http::request<http::empty_body> request{verb, target, 11};
     request.set(http::field::host, host);
     if (!accept_encoding.empty()) request.set(http::field::accept_encoding, accept_encoding);
+    for (const auto& [name, value] : headers) request.set(name, value);
     request.keep_alive(true);
     http::write(socket_, request);
     return Read(verb == http::verb::head);
@@ -85,7 +89,9 @@ class Client {
                  response.body(),
                  std::string(response[http::field::content_encoding]),
                  std::string(response[http::field::vary]),
-                 std::string(response["X-Robots-Tag"])};
+                 std::string(response["X-Robots-Tag"]),
+                 std::string(response[http::field::etag]),
+                 std::string(response[http::field::last_modified])};
   }
 
   asio::io_context ioc_;
@@ -185,6 +191,40 @@ TEST_F(ServerTest, AnswersRedirectsTypesHeadAndBadMethods) {
   Reply post = client.Send(http::verb::post, "h0.simweb.test", "/p/2");
   EXPECT_EQ(post.status, 405);
   EXPECT_EQ(post.allow, "GET, HEAD");
+}
+
+// Recrawls: a page's validators, and 304 for a conditional GET that matches.
+TEST_F(ServerTest, AnswersConditionalRequests) {
+  Client client(server_->port());
+  const std::string host = "h0.simweb.test";
+  Reply page = client.Send(http::verb::get, host, "/p/2");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_TRUE(page.etag.starts_with("W/\"")) << page.etag;
+  EXPECT_EQ(page.last_modified, "Tue, 01 Dec 2026 00:00:00 GMT");
+  EXPECT_NE(client.Send(http::verb::get, host, "/p/3").etag, page.etag) << "one per body";
+  EXPECT_EQ(client.Send(http::verb::get, host, "/p/2").etag, page.etag) << "stable";
+
+  using H = std::vector<std::pair<http::field, std::string>>;
+  auto get = [&](H headers) { return client.Send(http::verb::get, host, "/p/2", "", headers); };
+  Reply same = get({{http::field::if_none_match, page.etag}});
+  EXPECT_EQ(same.status, 304);
+  EXPECT_TRUE(same.body.empty());
+  EXPECT_EQ(same.etag, page.etag);
+  EXPECT_EQ(get({{http::field::if_none_match, "\"x\", " + page.etag.substr(2)}}).status, 304)
+      << "a list, weak comparison";
+  EXPECT_EQ(get({{http::field::if_none_match, "*"}}).status, 304);
+  EXPECT_EQ(get({{http::field::if_none_match, "W/\"other\""}}).status, 200);
+  EXPECT_EQ(get({{http::field::if_modified_since, page.last_modified}}).status, 304);
+  EXPECT_EQ(get({{http::field::if_modified_since, "Mon, 30 Nov 2026 00:00:00 GMT"}}).status, 200);
+  // If-None-Match decides when both are sent.
+  EXPECT_EQ(get({{http::field::if_none_match, "W/\"other\""},
+                 {http::field::if_modified_since, page.last_modified}})
+                .status,
+            200);
+  Reply missing = client.Send(http::verb::get, host, "/nope", "",
+                              {{http::field::if_none_match, "*"}});
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.etag, "");
 }
 
 TEST_F(ServerTest, MalformedRequestGets400) {

@@ -33,6 +33,9 @@ struct FetchRecord {
   // fetched: the validators of the copy fetched, for the next recrawl's
   // conditional GET (each at most 256 bytes; DONE checks).
   std::string etag, last_modified;
+  // fetched: the body was a sitemap. Its recrawl is never conditional: a
+  // 304 has no body to say it is one, and it must be read to go on.
+  bool sitemap = false;
 };
 
 inline constexpr size_t kMaxFetchReason = 256;
