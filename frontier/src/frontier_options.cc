@@ -154,9 +154,10 @@ void AddCrawlKeys(ConfigTable<F>* t) {
          "as it is added, and often-leased hosts read more per RocksDB seek.");
   t->Add("crawl.fetch_history", &F::fetch_history, true,
          "Keep each URL's last fetch result (outcome, HTTP status, attempt, time, response "
-         "time, reason) for FRONTIER.URL and crawlctl url: one small RocksDB write per DONE, "
-         "about the URL's length plus 30 bytes on disk per URL. Off: FRONTIER.URL cannot say "
-         "what happened to a URL that left the frontier.");
+         "time, reason, ETag and Last-Modified) for FRONTIER.URL, crawlctl url and conditional "
+         "recrawls (If-None-Match / If-Modified-Since): one RocksDB write of about 70 bytes "
+         "per DONE. Off: FRONTIER.URL cannot say what happened to a URL that left the "
+         "frontier, and recrawls fetch every page in full.");
   t->Add("crawl.check_live_counts", &F::check_live_counts, false,
          "For tests and debugging: every stats query (INFO, FRONTIER.STATS, the status page) "
          "also walks all hosts and compares them with the counters kept as hosts change; a "

@@ -491,8 +491,11 @@ TEST_F(CrawlctlTest, UrlSaysHowItsLastFetchEnded) {
     }
   }
   ASSERT_EQ(page_lease.size(), 2u);
+  RespValue bad_etag = integ::Call(*c, {"FRONTIER.DONE", "w1", page_lease["http://f.test/ok"],
+                                        "fetched", "STATUS", "200", "ETAG", "\"a\"\r\nX: 1"});
+  EXPECT_EQ(bad_etag.str, "ERR ETAG must be at most 256 printable ASCII bytes");
   ASSERT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", page_lease["http://f.test/ok"], "fetched",
-                             "STATUS", "200", "MS", "42"})
+                             "STATUS", "200", "MS", "42", "ETAG", "\"e1\""})
                 .integer,
             1);
   ASSERT_EQ(integ::Call(*c, {"FRONTIER.DONE", "w1", page_lease["http://g.test/busy"], "retry",
@@ -508,6 +511,21 @@ TEST_F(CrawlctlTest, UrlSaysHowItsLastFetchEnded) {
   const std::regex fetched(
       R"(last      fetched \(HTTP 200\) at \d{4}-\d\d-\d\dT[0-9:.]+Z, attempt 1, response in 42 ms\n)");
   EXPECT_TRUE(std::regex_search(ok.out, m, fetched)) << ok.out;
+
+  // A recrawl is leased with the validators its last fetch reported.
+  ASSERT_EQ(integ::Call(*c, {"FRONTIER.ADDX", "REFETCH", "1", "URLS", "http://f.test/ok"})
+                .elements[0]
+                .integer,
+            2);
+  RespValue recrawl;
+  for (int i = 0; i < 30 && recrawl.elements.empty(); ++i) {
+    recrawl = integ::Call(*c, {"FRONTIER.LEASE", "w1", "1", "BLOCK", "1000"});
+  }
+  ASSERT_EQ(recrawl.elements.size(), 1u);
+  ASSERT_EQ(recrawl.elements[0].elements.size(), 8u);
+  EXPECT_EQ(recrawl.elements[0].elements[1].str, "http://f.test/ok");
+  EXPECT_EQ(recrawl.elements[0].elements[6].str, "\"e1\"");
+  EXPECT_EQ(recrawl.elements[0].elements[7].str, "");
 
   auto busy = Ctl({"--json", "url", "http://g.test/busy"});
   EXPECT_EQ(busy.exit_code, 0) << busy.err;
