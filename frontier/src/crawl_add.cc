@@ -313,8 +313,11 @@ Status CrawlCore::ScheduleRefetch(std::span<Prepared> preps, std::vector<AddResu
     again.push_back(i);
     unwritten |= Unwritten(*p.host);
   }
-  // The index and queue reads must see these hosts' earlier writes.
-  if (unwritten) CRAWLFRONT_RETURN_IF_ERROR(Flush());
+  // The index and queue reads must see these hosts' earlier writes, and the
+  // fetch records' reads every DONE's (a DONE answered or not: a worker's
+  // last DONE can still be in a batch when a re-seed comes).
+  const bool read_fetches = options_.fetch_history && !again.empty();
+  if (unwritten || read_fetches) CRAWLFRONT_RETURN_IF_ERROR(Flush());
   for (size_t i : again) {
     bool queued_now = false;
     CRAWLFRONT_RETURN_IF_ERROR(QueueRecrawl(preps[i], &queued_now));
@@ -342,8 +345,8 @@ Status CrawlCore::QueueRecrawl(Prepared& p, bool* queued) {
   }
   QueueItem item = p.Item();
   item.seq = AllocSeq(&pending_);
-  // Its last fetch's validators make the recrawl a conditional GET. A DONE
-  // still in pending_ is not read: that recrawl is an unconditional GET.
+  // Its last fetch's validators make the recrawl a conditional GET
+  // (ScheduleRefetch flushed the DONEs before).
   if (options_.fetch_history) {
     FetchRecord last;
     CRAWLFRONT_RETURN_IF_ERROR(ReadFetch(h, item.url, &last));
