@@ -23,7 +23,7 @@ struct Lease {
   std::string crawl;
   // A recrawl's validators from its last fetch (empty: none), sent as
   // If-None-Match / If-Modified-Since.
-  std::string etag, last_modified;
+  std::string etag{}, last_modified{};  // {}: aggregates may omit them
 };
 
 // True for a value that may go into a request header as is: at most 256

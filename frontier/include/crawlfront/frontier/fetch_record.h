@@ -32,7 +32,7 @@ struct FetchRecord {
   std::string reason;    // failed, retry, disallowed (cut to kMaxReason bytes)
   // fetched: the validators of the copy fetched, for the next recrawl's
   // conditional GET (each at most 256 bytes; DONE checks).
-  std::string etag, last_modified;
+  std::string etag{}, last_modified{};  // {}: aggregates may omit them
   // fetched: the body was a sitemap. Its recrawl is never conditional: a
   // 304 has no body to say it is one, and it must be read to go on.
   bool sitemap = false;

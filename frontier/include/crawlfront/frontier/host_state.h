@@ -75,7 +75,7 @@ struct QueueItem {
   int64_t due_ms = 0;    // scheduled entries only
   // A recrawl's validators from its last fetch (ETag, Last-Modified as the
   // server sent them), for a conditional GET; usually empty.
-  std::string etag, last_modified;
+  std::string etag{}, last_modified{};  // {}: aggregates may omit them
 };
 
 uint64_t HeadRank(const QueueItem& item);

@@ -72,7 +72,7 @@ struct FetchRequest {
   std::string url;  // absolute http(s) URL
   // Extra request headers, "Name: value" (a recrawl's If-None-Match and
   // If-Modified-Since). The caller keeps CR and LF out.
-  std::vector<std::string> headers;
+  std::vector<std::string> headers{};  // {}: aggregates may omit it
 };
 
 enum class FetchOutcome {
