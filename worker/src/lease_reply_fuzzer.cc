@@ -2,7 +2,8 @@
 // RESP2/RESP3 on the wire. Every value the RESP parser yields goes through
 // ParseLeases, whose contract is checked: an array is accepted with each
 // entry either a lease or counted as skipped, anything else is refused, and
-// no returned lease has an empty id or an unknown kind.
+// no returned lease has an empty id, an unknown kind, or a recrawl validator
+// that is not a safe header value.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +21,11 @@ void Check(const crawlfront::RespValue& reply) {
   if (leases->size() + skipped != reply.elements.size()) std::abort();
   for (const auto& lease : *leases) {
     if (lease.id.empty() || (lease.kind != "page" && lease.kind != "robots")) std::abort();
+    // Validators become request headers: never with CR, LF or other controls.
+    if (!crawlfront::worker_internal::IsSafeHeaderValue(lease.etag) ||
+        !crawlfront::worker_internal::IsSafeHeaderValue(lease.last_modified)) {
+      std::abort();
+    }
   }
 }
 
