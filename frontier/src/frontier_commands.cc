@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "crawlfront/common/ascii.h"
+#include "crawlfront/common/header_value.h"
 #include "crawlfront/frontier/frontier_node.h"
 
 namespace crawlfront {
@@ -379,15 +380,6 @@ bool ParseLastmods(std::string_view list, size_t links, std::vector<int64_t>* ou
 
 // FRONTIER.DONE worker lease outcome [STATUS c] [MS ms] [DELAY ms] [REASON t]
 //               [BODY b] [SITEMAP 0|1] [LINKS url ...]
-// A validator a worker sends back as a request header: no control bytes.
-bool IsHeaderValue(std::string_view v) {
-  if (v.size() > 256) return false;
-  for (char c : v) {
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
-
 void DoneCmd(CallContext& ctx, FrontierNode& node) {
   auto args = ctx.args();
   auto outcome = ParseDoneOutcome(args[3]);
@@ -423,7 +415,7 @@ void DoneCmd(CallContext& ctx, FrontierNode& node) {
   r.etag = o.Get("ETAG");
   r.last_modified = o.Get("MODIFIED");
   for (const auto& [name, value] : {std::pair{"ETAG", &r.etag}, {"MODIFIED", &r.last_modified}}) {
-    if (!IsHeaderValue(*value)) {
+    if (!IsSafeHeaderValue(*value)) {  // a worker sends it back as a header
       return ctx.reply().Error(std::string("ERR ") + name +
                                " must be at most 256 printable ASCII bytes");
     }

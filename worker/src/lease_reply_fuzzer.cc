@@ -22,8 +22,8 @@ void Check(const crawlfront::RespValue& reply) {
   for (const auto& lease : *leases) {
     if (lease.id.empty() || (lease.kind != "page" && lease.kind != "robots")) std::abort();
     // Validators become request headers: never with CR, LF or other controls.
-    if (!crawlfront::worker_internal::IsSafeHeaderValue(lease.etag) ||
-        !crawlfront::worker_internal::IsSafeHeaderValue(lease.last_modified)) {
+    if (!crawlfront::IsSafeHeaderValue(lease.etag) ||
+        !crawlfront::IsSafeHeaderValue(lease.last_modified)) {
       std::abort();
     }
   }

@@ -63,11 +63,6 @@ std::optional<int64_t> ParseHttpDate(const std::string& text) {
 
 }  // namespace
 
-bool IsSafeHeaderValue(std::string_view v) {
-  return v.size() <= 256 &&
-         std::all_of(v.begin(), v.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
-}
-
 Result<std::vector<Lease>> ParseLeases(const RespValue& reply, size_t* skipped) {
   if (reply.is_error()) return Status::InvalidArgument("LEASE failed: " + reply.str);
   if (reply.type != RespType::kArray) {

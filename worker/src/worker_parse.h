@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "crawlfront/common/header_value.h"
 #include "crawlfront/common/resp.h"
 #include "crawlfront/common/status.h"
 
@@ -25,10 +26,6 @@ struct Lease {
   // If-None-Match / If-Modified-Since.
   std::string etag{}, last_modified{};  // {}: aggregates may omit them
 };
-
-// True for a value that may go into a request header as is: at most 256
-// printable ASCII bytes (no CR, LF or other control bytes).
-bool IsSafeHeaderValue(std::string_view v);
 
 // Parses a FRONTIER.LEASE reply: an array of [lease_id, url, depth, attempt,
 // kind, crawl] entries, a recrawl's with [etag, last_modified] after them
